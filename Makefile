@@ -1,0 +1,34 @@
+# sv_scrapy — the two commands are `make demo` and `make test`; both set everything up first.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DEPS_STAMP := $(VENV)/.deps-stamp
+
+.PHONY: install system-deps test demo bench clean
+
+install: $(DEPS_STAMP) system-deps
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# reinstall only when a requirements file changed
+$(DEPS_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+system-deps:
+	@tools/install-system-deps.sh
+
+test: install
+	$(BIN)/python -m pytest -W error -q
+
+demo: install
+	@echo "== scrapy extract on the bundled sample corpus (examples/corpus)"
+	$(BIN)/scrapy extract --json _local/demo/claims.json
+
+bench: install
+	$(BIN)/python bench/extract.py
+
+clean:
+	rm -rf _local _ci .pytest_cache

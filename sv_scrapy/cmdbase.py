@@ -1,0 +1,43 @@
+"""What every sv_scrapy command shares: one-line errors, the resolved runtime."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from scrapy.commands import ScrapyCommand
+
+from sv_scrapy.core.errors import SvError
+from sv_scrapy.runtime import Runtime, resolve
+
+if TYPE_CHECKING:
+    import argparse
+
+
+class SvCommand(ScrapyCommand):
+    """A non-crawling project command whose user mistakes end in one line and exit 2."""
+
+    requires_project = True
+    requires_crawler_process = False
+    default_settings: dict[str, Any] = {"LOG_ENABLED": False}
+    name = "sv"
+
+    def fail(self, message: str) -> None:
+        print(f"scrapy {self.name}: error: {message}", file=sys.stderr)
+        self.exitcode = 2
+
+    def runtime(self) -> Runtime:
+        assert self.settings is not None
+        return resolve(self.settings)
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if args:
+            self.fail(f"unexpected argument(s): {' '.join(args)}")
+            return
+        try:
+            self.exitcode = self.execute(opts) or 0
+        except SvError as exc:
+            self.fail(str(exc))
+
+    def execute(self, opts: argparse.Namespace) -> int | None:  # pragma: no cover
+        raise NotImplementedError

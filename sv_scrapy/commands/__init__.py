@@ -1,0 +1,1 @@
+"""sv_scrapy's own ``scrapy`` commands (``COMMANDS_MODULE``)."""

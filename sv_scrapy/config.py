@@ -1,0 +1,324 @@
+"""Load and validate the three config files once, into typed, read-only objects.
+
+The files keep the real corpus's own keys (``config/_source-verify.json``,
+``config/_url-liveness.json``, ``primary-source-allowlist.txt``) so ``SV_CONFIG_DIR`` can
+point straight at a playbook repo's ``config/`` and share one politeness policy with its
+url-liveness tool. Keys sv_scrapy adds are optional with documented defaults, so the
+corpus's files validate unchanged.
+
+No Scrapy import: ``settings.py`` and the commands call :func:`load_config`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sv_scrapy.core.errors import ConfigError
+from sv_scrapy.core.hosts import DEFAULT_GOV_HOSTS, DEFAULT_GOV_NAMESPACES, HostRules
+from sv_scrapy.core.schema import (
+    INT,
+    NUM,
+    POS_INT,
+    Bool,
+    ListOf,
+    MapOf,
+    Obj,
+    Str,
+    validate,
+)
+
+SOURCE_VERIFY_FILE = "_source-verify.json"
+LIVENESS_FILE = "_url-liveness.json"
+ALLOWLIST_FILE = "primary-source-allowlist.txt"
+
+_STRS = ListOf(Str())
+_VALUE_TYPES = ListOf(Str(choices=("pct", "money", "statute", "date")))
+
+SOURCE_VERIFY_SPEC = Obj(
+    required={
+        "version": INT,
+        "extraction": Obj(
+            required={
+                "primary_only": Bool(),
+                "min_salient_values": INT,
+                "claim_window_chars": POS_INT,
+                "salient_value_types": _VALUE_TYPES,
+                "scope_dirs": _STRS,
+                "skip_files": _STRS,
+                "skip_headings": _STRS,
+            },
+            # sv_scrapy's own: replace the built-in government-namespace rule (core/hosts.py)
+            optional={"gov_namespaces": _STRS, "gov_hosts": _STRS},
+        ),
+        "fetch": Obj(
+            required={
+                "max_body_bytes": POS_INT,
+                "excerpt_window_chars": POS_INT,
+                "max_excerpts_per_claim": POS_INT,
+                "content_cache_ttl_days": INT,
+                "min_text_chars": INT,
+                "js_spa_hosts": _STRS,
+                "binary_content_prefixes": _STRS,
+            }
+        ),
+        "pdf": Obj(required={"enabled": Bool(), "max_pages": INT, "max_bytes": POS_INT}),
+        "linter": Obj(required={"root_url_allowlist": _STRS}),
+        "sampling": Obj(
+            required={
+                "default_sample": INT,
+                "priority_weights": Obj(
+                    required={
+                        "stale_marker": NUM,
+                        "never_verified": NUM,
+                        "stamp_age_per_30d": NUM,
+                        "salient_statute_or_money": NUM,
+                    }
+                ),
+            }
+        ),
+    }
+)
+
+_HOST_POLICY = Obj(
+    required={"concurrency": POS_INT, "interval_ms": INT}, optional={"reason": Str()}
+)
+_CODES = ListOf(INT)  # HTTP status codes
+
+LIVENESS_SPEC = Obj(
+    required={
+        "version": INT,
+        "global": Obj(
+            required={
+                "concurrency": POS_INT,
+                "req_per_sec": NUM,
+                "default_per_host_concurrency": POS_INT,
+                "default_per_host_interval_ms": INT,
+                "request_timeout_seconds": NUM,
+                "max_retries": INT,
+                "retry_backoff_seconds": ListOf(NUM),
+                "retry_jitter_pct": NUM,
+                "fail_streak_for_dead": POS_INT,
+                "random_refresh_pct": NUM,
+                "threshold_pct": NUM,
+                "cache_ttl_days": MapOf(INT),
+                "user_agent": Str(),
+                "follow_redirects_max": INT,
+            }
+        ),
+        "per_host_overrides": MapOf(_HOST_POLICY),
+        "gov_suffix_default": _HOST_POLICY,
+        "excluded_hosts": ListOf(Obj(required={"host": Str()}, optional={"reason": Str()})),
+        "indeterminate_status_codes": _CODES,
+        "live_status_codes": _CODES,
+        "auth_required_status_codes": _CODES,
+        "cloudflare_challenge_markers": Obj(required={"headers": _STRS, "body_titles": _STRS}),
+    }
+)
+
+
+@dataclass(frozen=True)
+class HostPolicy:
+    """How hard one host may be hit: parallel requests and the gap between request starts."""
+
+    concurrency: int
+    interval_ms: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Extraction:
+    primary_only: bool
+    min_salient_values: int
+    claim_window_chars: int
+    salient_value_types: tuple[str, ...]
+    scope_dirs: tuple[str, ...]
+    skip_files: frozenset[str]
+    skip_headings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Fetch:
+    max_body_bytes: int
+    excerpt_window_chars: int
+    max_excerpts_per_claim: int
+    content_cache_ttl_days: int
+    min_text_chars: int
+    js_spa_hosts: tuple[str, ...]
+    binary_content_prefixes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Pdf:
+    enabled: bool
+    max_pages: int
+    max_bytes: int
+
+
+@dataclass(frozen=True)
+class Sampling:
+    default_sample: int
+    weights: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Liveness:
+    """The politeness policy of ``_url-liveness.json``; never redefined elsewhere."""
+
+    concurrency: int
+    req_per_sec: float
+    default_policy: HostPolicy
+    gov_policy: HostPolicy
+    per_host: dict[str, HostPolicy]
+    request_timeout_seconds: float
+    max_retries: int
+    retry_backoff_seconds: tuple[float, ...]
+    retry_jitter_pct: float
+    fail_streak_for_dead: int
+    user_agent_template: str
+    follow_redirects_max: int
+    excluded_hosts: dict[str, str]
+    indeterminate_status_codes: frozenset[int]
+    cloudflare_headers: tuple[str, ...]
+    cloudflare_titles: tuple[str, ...]
+
+    def user_agent(self, version: str) -> str:
+        return self.user_agent_template.replace("{version}", version)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything sv_scrapy reads from ``SV_CONFIG_DIR``, validated."""
+
+    config_dir: Path
+    extraction: Extraction
+    fetch: Fetch
+    pdf: Pdf
+    root_url_allowlist: tuple[str, ...]
+    sampling: Sampling
+    liveness: Liveness
+    hosts: HostRules
+    allowlist_path: Path | None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found (set SV_CONFIG_DIR to the folder holding it)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+
+
+def find_allowlist(config_dir: Path) -> Path | None:
+    """The allowlist sits in the config folder; a playbook repo keeps it in ``../scripts/``."""
+    for candidate in (config_dir / ALLOWLIST_FILE, config_dir.parent / "scripts" / ALLOWLIST_FILE):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def parse_allowlist(text: str) -> frozenset[str]:
+    """One host per line; ``#`` starts a comment; blank lines ignored; case-insensitive.
+
+    >>> sorted(parse_allowlist("bom.mu   # Bank of Mauritius\\n\\n# note\\nCBS.nl\\n"))
+    ['bom.mu', 'cbs.nl']
+    """
+    hosts = set()
+    for line in text.splitlines():
+        host = line.split("#", 1)[0].strip().lower()
+        if host:
+            hosts.add(host)
+    return frozenset(hosts)
+
+
+def _policy(raw: dict[str, Any]) -> HostPolicy:
+    return HostPolicy(int(raw["concurrency"]), int(raw["interval_ms"]), str(raw.get("reason", "")))
+
+
+def _liveness(raw: dict[str, Any]) -> Liveness:
+    g = raw["global"]
+    return Liveness(
+        concurrency=g["concurrency"],
+        req_per_sec=float(g["req_per_sec"]),
+        default_policy=HostPolicy(
+            g["default_per_host_concurrency"], g["default_per_host_interval_ms"], "default"
+        ),
+        gov_policy=_policy(raw["gov_suffix_default"]),
+        per_host={h.lower(): _policy(p) for h, p in raw["per_host_overrides"].items() if not h.startswith("_")},
+        request_timeout_seconds=float(g["request_timeout_seconds"]),
+        max_retries=g["max_retries"],
+        retry_backoff_seconds=tuple(float(s) for s in g["retry_backoff_seconds"]),
+        retry_jitter_pct=float(g["retry_jitter_pct"]),
+        fail_streak_for_dead=g["fail_streak_for_dead"],
+        user_agent_template=g["user_agent"],
+        follow_redirects_max=g["follow_redirects_max"],
+        excluded_hosts={e["host"].lower(): e.get("reason", "") for e in raw["excluded_hosts"]},
+        indeterminate_status_codes=frozenset(raw["indeterminate_status_codes"]),
+        cloudflare_headers=tuple(h.lower() for h in raw["cloudflare_challenge_markers"]["headers"]),
+        cloudflare_titles=tuple(raw["cloudflare_challenge_markers"]["body_titles"]),
+    )
+
+
+def load_config(config_dir: str | Path) -> Config:
+    """Read, validate and type the config folder; raise ``ConfigError`` with one line."""
+    cdir = Path(config_dir)
+    if not cdir.is_dir():
+        raise ConfigError(f"{cdir}: config folder not found (SV_CONFIG_DIR)")
+    sv_path, ul_path = cdir / SOURCE_VERIFY_FILE, cdir / LIVENESS_FILE
+    sv = _read_json(sv_path)
+    validate(sv, SOURCE_VERIFY_SPEC, str(sv_path))
+    ul = _read_json(ul_path)
+    validate(ul, LIVENESS_SPEC, str(ul_path))
+
+    allowlist_path = find_allowlist(cdir)
+    allowlist: frozenset[str] = frozenset()
+    if allowlist_path is not None:
+        try:
+            allowlist = parse_allowlist(allowlist_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{allowlist_path}: cannot read: {exc}") from None
+
+    ex = sv["extraction"]
+    hosts = HostRules(
+        allowlist=allowlist,
+        gov_namespaces=tuple(ex.get("gov_namespaces", DEFAULT_GOV_NAMESPACES)),
+        gov_hosts=tuple(ex.get("gov_hosts", DEFAULT_GOV_HOSTS)),
+    )
+    f, p = sv["fetch"], sv["pdf"]
+    return Config(
+        config_dir=cdir,
+        extraction=Extraction(
+            primary_only=ex["primary_only"],
+            min_salient_values=ex["min_salient_values"],
+            claim_window_chars=ex["claim_window_chars"],
+            salient_value_types=tuple(ex["salient_value_types"]),
+            scope_dirs=tuple(ex["scope_dirs"]),
+            skip_files=frozenset(ex["skip_files"]),
+            skip_headings=tuple(h.lower() for h in ex["skip_headings"]),
+        ),
+        fetch=Fetch(
+            max_body_bytes=f["max_body_bytes"],
+            excerpt_window_chars=f["excerpt_window_chars"],
+            max_excerpts_per_claim=f["max_excerpts_per_claim"],
+            content_cache_ttl_days=f["content_cache_ttl_days"],
+            min_text_chars=f["min_text_chars"],
+            js_spa_hosts=tuple(h.lower() for h in f["js_spa_hosts"]),
+            binary_content_prefixes=tuple(f["binary_content_prefixes"]),
+        ),
+        pdf=Pdf(enabled=p["enabled"], max_pages=p["max_pages"], max_bytes=p["max_bytes"]),
+        root_url_allowlist=tuple(sv["linter"]["root_url_allowlist"]),
+        sampling=Sampling(
+            default_sample=sv["sampling"]["default_sample"],
+            weights={k: float(v) for k, v in sv["sampling"]["priority_weights"].items() if not k.startswith("_")},
+        ),
+        liveness=_liveness(ul),
+        hosts=hosts,
+        allowlist_path=allowlist_path,
+    )

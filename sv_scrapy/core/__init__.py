@@ -1,0 +1,1 @@
+"""The pure core: no Scrapy import anywhere below this package."""

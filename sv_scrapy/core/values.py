@@ -1,0 +1,218 @@
+"""Figure tokens in a claim sentence: percentages, money, statute ids, dates, years.
+
+Each :class:`Value` carries ``raw`` (as written), ``norm`` (a canonical form the page-side
+matcher compares against: ``"5.81"``, ``"1500000 EUR"``, ``"2025-04-01"``) and
+``needles`` (the seed's literal search strings). A bare year is never salient, nor the year
+in a statute's name ("Act 1993"), and "(No.2) Regulations" is an ordinal, not a statute.
+
+The caller masks URLs and the tracker's own stamp dates first (``claims.mask_line``), so
+they can never become claim values.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sv_scrapy.core.locale import GROUP_MARKS, MONTH_ALTERNATION, month_number
+
+_G = re.escape(GROUP_MARKS)
+# a number as a claim writes it: grouped thousands (1,500,000 / 1.500.000 / 1 500 000),
+# then an optional decimal part; or plain digits with an optional decimal part
+_NUM = rf"\d{{1,3}}(?:[,.{_G}]\d{{3}})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?"
+_MULT = r"(?:\s?(?:k|K|mn|m|M|bn|B|million|billion|thousand|lakh|crore)\b)"
+_CCY = (
+    "USD|EUR|GBP|CHF|AED|SAR|JPY|CNY|RMB|HKD|SGD|AUD|NZD|CAD|ZAR|INR|BRL|MXN|ARS|TRY|PLN|CZK|"
+    "HUF|RON|SEK|NOK|DKK|ISK|ILS|KRW|THB|IDR|MYR|PHP|VND|BHD|KWD|QAR|OMR|MUR|XCD|KYD|BMD|BSD|"
+    "TWD|EGP|MAD|NGN|KES|CLP|COP|PEN|UYU|KZT|UZS|LKR|MVR|GHS|RWF|SCR|CVE|BBD|BZD|JMD|MOP"
+)
+_SYMBOL = r"(?:[A-Z]{1,3})?[€£$¥₹₩₱₪฿]"
+
+PCT_RE = re.compile(
+    rf"(?<![\w.,])(?P<num>\d{{1,3}}(?:[.,]\d+)?)\s?(?:%|pp\b|p\.p\.|percentage points?\b|per ?cent\b|pour cent\b)",
+    re.IGNORECASE,
+)
+MONEY_SYMBOL_RE = re.compile(rf"(?P<ccy>{_SYMBOL})\s?(?P<num>{_NUM})(?P<mult>{_MULT})?")
+MONEY_CODE_BEFORE_RE = re.compile(rf"\b(?P<ccy>{_CCY})\s?(?P<num>{_NUM})(?P<mult>{_MULT})?")
+MONEY_CODE_AFTER_RE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM})(?P<mult>{_MULT})?\s?(?P<ccy>{_CCY})\b")
+ISO_DATE_RE = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
+_MON = rf"(?P<mon>{MONTH_ALTERNATION})\.?"
+# month-first forms: any word, checked against the month table afterwards — a regex
+# alternation of ~90 month names tried at every word boundary is 10x slower
+_MON_WORD = r"(?P<mon>[^\W\d_]{3,10})\.?"
+DMY_RE = re.compile(
+    rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s(?:de\s)?{_MON},?\s(?:de\s)?(?P<y>\d{{4}})\b", re.IGNORECASE
+)
+MDY_RE = re.compile(rf"\b{_MON_WORD}\s(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s(?P<y>\d{{4}})\b", re.IGNORECASE)
+MY_RE = re.compile(rf"\b{_MON_WORD}\s(?:de\s)?(?P<y>\d{{4}})\b", re.IGNORECASE)
+STATUTE_RE = re.compile(
+    r"(?P<kw>\b(?:(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Act|Chapter|Article)s?\b"
+    r"|Reg\.|Cap\.?|Art\.|No\.?|n°|nº|Nr\.?)|§)"
+    r"\s?(?P<id>(?:(?-i:[A-Z]{1,4})[-\s/])?\d[\w./-]*)",
+    re.IGNORECASE,
+)
+YEAR_RE = re.compile(r"(?<![\d.,])(?:19|20)\d{2}(?![\d.,]\d)")
+
+_MULTIPLIERS = {
+    "k": 10**3, "thousand": 10**3, "lakh": 10**5, "crore": 10**7,
+    "m": 10**6, "mn": 10**6, "million": 10**6, "b": 10**9, "bn": 10**9, "billion": 10**9,
+}
+_YEAR_ONLY = re.compile(r"(?:19|20)\d{2}")
+_ORDINAL_KEYWORDS = {"no", "no.", "n°", "nº", "nr", "nr."}
+
+
+@dataclass
+class Value:
+    """One figure token of a claim sentence."""
+
+    type: str  # pct | money | statute | date | year
+    raw: str
+    norm: str
+    needles: list[str] = field(default_factory=list)
+    salient: bool = True
+    pos: int = 0  # span in the masked line, for nearest-link attribution
+    end: int = 0
+
+    def as_dict(self) -> dict[str, object]:
+        return {"type": self.type, "raw": self.raw, "norm": self.norm, "needles": self.needles, "salient": self.salient}
+
+
+# a span that is consumed but yields no value (the ordinal "No.2")
+_RESERVED = Value("reserved", "", "")
+
+
+def canonical_number(text: str, decimal_only: bool = False) -> str:
+    """Canonical decimal string of a written number: no grouping, ``.`` as decimal mark.
+
+    A lone separator followed by exactly three digits groups thousands ("1,500" ->
+    "1500"), unless ``decimal_only`` (percentages are never in the thousands).
+
+    >>> [canonical_number(s) for s in ("1,500,000", "1.500.000,50", "6,32", "300 000", "5.810")]
+    ['1500000', '1500000.5', '6.32', '300000', '5810']
+    >>> canonical_number("5.810", decimal_only=True)
+    '5.81'
+    """
+    t = "".join(ch for ch in text if ch not in GROUP_MARKS)
+    marks = [ch for ch in t if ch in ".,"]
+    if not marks:
+        whole, frac = t, ""
+    elif len(set(marks)) == 2:  # both kinds: the last one is the decimal mark
+        dec = marks[-1]
+        grouping = "," if dec == "." else "."
+        whole, _, frac = t.replace(grouping, "").rpartition(dec)
+    elif len(marks) > 1:  # one kind repeated: grouping
+        whole, frac = t.replace(marks[0], ""), ""
+    else:
+        head, _, tail = t.partition(marks[0])
+        if not decimal_only and len(tail) == 3 and 1 <= len(head) <= 3 and not head.startswith("0"):
+            whole, frac = head + tail, ""
+        else:
+            whole, frac = head, tail
+    whole = whole.lstrip("0") or "0"
+    frac = frac.rstrip("0")
+    return f"{whole}.{frac}" if frac else whole
+
+
+def _number_variants(num: str) -> list[str]:
+    """The written core plus its other-separator and ungrouped forms (seed needles)."""
+    core = num.strip(".,")
+    out = {core, core.replace(",", "."), core.replace(".", ","), canonical_number(core)}
+    for space in GROUP_MARKS:
+        core = core.replace(space, "")
+    out.add(core)
+    return sorted(out, key=len, reverse=True)
+
+
+def _money(m: re.Match[str]) -> Value:
+    ccy, num, mult = m.group("ccy"), m.group("num"), (m.group("mult") or "").strip()
+    amount = canonical_number(num)
+    needles = _number_variants(num)
+    if mult:
+        factor = _MULTIPLIERS[mult.lower()]
+        whole, _, frac = amount.partition(".")
+        scaled = int(whole) * factor + (int(frac) * factor // 10 ** len(frac) if frac else 0)
+        amount = str(scaled)
+        needles = sorted({*needles, str(scaled), f"{scaled:,}"}, key=len, reverse=True)
+    return Value("money", m.group(0).strip(), f"{amount} {ccy}", needles)
+
+
+def _pct(m: re.Match[str]) -> Value:
+    num = m.group("num")
+    return Value("pct", m.group(0).strip(), canonical_number(num, decimal_only=True), _number_variants(num))
+
+
+def _date(m: re.Match[str]) -> Value | None:
+    groups = m.groupdict()
+    year = int(groups["y"])
+    month = int(groups["m"]) if groups.get("m") else month_number(groups.get("mon") or "")
+    day = int(groups["d"]) if groups.get("d") else None
+    if month is None or not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
+        return None
+    norm = f"{year:04d}-{month:02d}" + (f"-{day:02d}" if day else "")
+    needles = [norm, str(year)]
+    if groups.get("mon"):
+        needles.append(groups["mon"].rstrip("."))
+    return Value("date", m.group(0).strip(), norm, needles)
+
+
+def _statute(m: re.Match[str]) -> Value | None:
+    keyword = m.group("kw").lower()
+    ident = m.group("id").rstrip(".,;:")
+    while ident.endswith(")") and ident.count(")") > ident.count("("):
+        ident = ident[:-1]
+    digits = re.findall(r"\d+", ident)
+    if keyword in _ORDINAL_KEYWORDS and re.fullmatch(r"\d{1,2}", ident):
+        return _RESERVED  # "(No.2) Regulations": an ordinal in a title, not a statute id
+    needles = sorted({ident, *(d for d in digits if len(d) >= 2)}, key=len, reverse=True)
+    # "Act 1993": the year names the statute; landing pages rarely restate it
+    salient = not all(_YEAR_ONLY.fullmatch(d) for d in digits)
+    return Value("statute", f"{m.group('kw')} {ident}".strip(), ident, needles, salient)
+
+
+def _year(m: re.Match[str]) -> Value:
+    return Value("year", m.group(0), m.group(0), [m.group(0)], salient=False)
+
+
+# most specific first: each pattern reserves its span, so the digits of "€1,500" or of
+# "1 Jan 2025" are not read again as a statute or a year. Dates run before statutes so
+# "Nov 2024" is not "No." + "v 2024".
+_EXTRACTORS = (
+    (MONEY_SYMBOL_RE, _money),
+    (MONEY_CODE_BEFORE_RE, _money),
+    (MONEY_CODE_AFTER_RE, _money),
+    (PCT_RE, _pct),
+    (ISO_DATE_RE, _date),
+    (DMY_RE, _date),
+    (MDY_RE, _date),
+    (MY_RE, _date),
+    (STATUTE_RE, _statute),
+    (YEAR_RE, _year),
+)
+
+
+def extract_values(text: str, salient_types: tuple[str, ...] = ("pct", "money", "statute", "date")) -> list[Value]:
+    """Every figure token of ``text`` in reading order; types outside ``salient_types`` are
+    kept but marked not salient.
+
+    >>> [(v.type, v.norm, v.salient) for v in extract_values("DMTO 5,81 % since 1 April 2025 (Act 1993)")]
+    [('pct', '5.81', True), ('date', '2025-04-01', True), ('statute', '1993', False)]
+    """
+    taken: list[tuple[int, int]] = []
+    out: list[Value] = []
+    for regex, build in _EXTRACTORS:
+        for m in regex.finditer(text):
+            start, end = m.span()
+            if any(start < te and ts < end for ts, te in taken):
+                continue
+            value = build(m)
+            if value is None:  # not this kind after all: leave the span to later patterns
+                continue
+            taken.append((start, end))
+            if value is _RESERVED:
+                continue
+            value.pos, value.end = start, end
+            if value.type not in salient_types:
+                value.salient = False
+            out.append(value)
+    out.sort(key=lambda v: v.pos)
+    return out

@@ -1,0 +1,50 @@
+"""Resolve the SV_* settings into a loaded config and corpus location (no Scrapy import).
+
+Commands and spiders both start here, so a bad config folder or corpus root reads the same
+one line wherever it is found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sv_scrapy.config import Config, load_config
+from sv_scrapy.core.claims import ExtractOptions
+from sv_scrapy.core.errors import CorpusError
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Runtime:
+    config: Config
+    corpus_root: Path
+    output_dir: Path
+
+    def extract_options(
+        self, *, include_secondary: bool = False, country: str | None = None, section: str | None = None
+    ) -> ExtractOptions:
+        ex = self.config.extraction
+        return ExtractOptions(
+            scope_dirs=ex.scope_dirs,
+            skip_files=ex.skip_files,
+            skip_headings=ex.skip_headings,
+            primary_only=ex.primary_only and not include_secondary,
+            min_salient_values=ex.min_salient_values,
+            claim_window_chars=ex.claim_window_chars,
+            salient_types=ex.salient_value_types,
+            country=country,
+            section=section,
+        )
+
+
+def resolve(settings: Mapping[str, Any]) -> Runtime:
+    """Load ``SV_CONFIG_DIR`` and check ``SV_CORPUS_ROOT``; raise an ``SvError`` subclass."""
+    config = load_config(Path(settings["SV_CONFIG_DIR"]))
+    corpus_root = Path(settings["SV_CORPUS_ROOT"])
+    if not corpus_root.is_dir():
+        raise CorpusError(f"{corpus_root}: corpus root not found (SV_CORPUS_ROOT)")
+    return Runtime(config=config, corpus_root=corpus_root, output_dir=Path(settings["SV_OUTPUT_DIR"]))

@@ -1,0 +1,1 @@
+"""Spiders: ``worklist`` and ``audit`` fetch the cited pages and hand them to the pipelines."""

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Debian packages sv_scrapy uses: chromium (JavaScript-only pages) and poppler-utils
+# (pdftotext, the PDF baseline). Idempotent: installs only what is missing, only as root.
+set -euo pipefail
+
+missing=()
+command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+[ -x /usr/lib/chromium/chromium ] || [ -x /usr/bin/chromium ] || missing+=(chromium)
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "note: not root, so not installing ${missing[*]}; tests that need them will skip" >&2
+  exit 0
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "note: no apt-get here; install ${missing[*]} by hand; tests that need them will skip" >&2
+  exit 0
+fi
+echo "installing Debian packages: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
