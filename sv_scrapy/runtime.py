@@ -41,9 +41,20 @@ class Runtime:
         )
 
 
+_CACHE: dict[str, Config] = {}
+
+
+def load_cached(config_dir: str | Path) -> Config:
+    """``load_config`` once per folder and process: every component asks, one read happens."""
+    key = str(Path(config_dir).resolve())
+    if key not in _CACHE:
+        _CACHE[key] = load_config(Path(config_dir))
+    return _CACHE[key]
+
+
 def resolve(settings: Mapping[str, Any]) -> Runtime:
     """Load ``SV_CONFIG_DIR`` and check ``SV_CORPUS_ROOT``; raise an ``SvError`` subclass."""
-    config = load_config(Path(settings["SV_CONFIG_DIR"]))
+    config = load_cached(settings["SV_CONFIG_DIR"])
     corpus_root = Path(settings["SV_CORPUS_ROOT"])
     if not corpus_root.is_dir():
         raise CorpusError(f"{corpus_root}: corpus root not found (SV_CORPUS_ROOT)")

@@ -21,7 +21,7 @@ _G = re.escape(GROUP_MARKS)
 # then an optional decimal part; or plain digits with an optional decimal part
 _NUM = rf"\d{{1,3}}(?:[,.{_G}]\d{{3}})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?"
 _MULT = r"(?:\s?(?:k|K|mn|m|M|bn|B|million|billion|thousand|lakh|crore)\b)"
-_CCY = (
+CURRENCY_CODES = (
     "USD|EUR|GBP|CHF|AED|SAR|JPY|CNY|RMB|HKD|SGD|AUD|NZD|CAD|ZAR|INR|BRL|MXN|ARS|TRY|PLN|CZK|"
     "HUF|RON|SEK|NOK|DKK|ISK|ILS|KRW|THB|IDR|MYR|PHP|VND|BHD|KWD|QAR|OMR|MUR|XCD|KYD|BMD|BSD|"
     "TWD|EGP|MAD|NGN|KES|CLP|COP|PEN|UYU|KZT|UZS|LKR|MVR|GHS|RWF|SCR|CVE|BBD|BZD|JMD|MOP"
@@ -33,8 +33,8 @@ PCT_RE = re.compile(
     re.IGNORECASE,
 )
 MONEY_SYMBOL_RE = re.compile(rf"(?P<ccy>{_SYMBOL})\s?(?P<num>{_NUM})(?P<mult>{_MULT})?")
-MONEY_CODE_BEFORE_RE = re.compile(rf"\b(?P<ccy>{_CCY})\s?(?P<num>{_NUM})(?P<mult>{_MULT})?")
-MONEY_CODE_AFTER_RE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM})(?P<mult>{_MULT})?\s?(?P<ccy>{_CCY})\b")
+MONEY_CODE_BEFORE_RE = re.compile(rf"\b(?P<ccy>{CURRENCY_CODES})\s?(?P<num>{_NUM})(?P<mult>{_MULT})?")
+MONEY_CODE_AFTER_RE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM})(?P<mult>{_MULT})?\s?(?P<ccy>{CURRENCY_CODES})\b")
 ISO_DATE_RE = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
 _MON = rf"(?P<mon>{MONTH_ALTERNATION})\.?"
 # month-first forms: any word, checked against the month table afterwards — a regex

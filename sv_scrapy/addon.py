@@ -1,0 +1,47 @@
+"""The sv_scrapy add-on: Scrapy's settings derived from ``_url-liveness.json`` at start-up.
+
+Politeness is never redefined in sv_scrapy: user agent, robots obedience, concurrency,
+per-host floors (enforced by ``PolitenessMiddleware`` on Scrapy's download slots, no random
+jitter below a floor), AutoThrottle on top, timeouts, retries and redirects all come from
+the config file a playbook repo's url-liveness tool already uses. Set at ``addon``
+priority, so ``-s NAME=VALUE`` still overrides any of them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sv_scrapy import __version__
+from sv_scrapy.runtime import load_cached
+
+if TYPE_CHECKING:
+    from scrapy.settings import Settings
+
+PRIORITY = "addon"
+
+
+class SvAddon:
+    def update_settings(self, settings: Settings) -> None:
+        cfg = load_cached(settings["SV_CONFIG_DIR"])
+        lv = cfg.liveness
+        derived = {
+            "USER_AGENT": lv.user_agent(__version__),
+            "ROBOTSTXT_OBEY": True,
+            "CONCURRENT_REQUESTS": lv.concurrency,
+            "CONCURRENT_REQUESTS_PER_DOMAIN": lv.default_policy.concurrency,
+            "DOWNLOAD_DELAY": lv.default_policy.interval_ms / 1000.0,
+            "DOWNLOAD_DELAY_JITTER": 0.0,  # jitter would dip below the floor
+            "AUTOTHROTTLE_ENABLED": True,
+            "AUTOTHROTTLE_START_DELAY": lv.default_policy.interval_ms / 1000.0,
+            "AUTOTHROTTLE_MAX_DELAY": 60.0,
+            "DOWNLOAD_TIMEOUT": lv.request_timeout_seconds,
+            # the url-liveness tool counts max_retries as attempts in all
+            "RETRY_TIMES": max(0, lv.max_retries - 1),
+            "REDIRECT_MAX_TIMES": lv.follow_redirects_max,
+            # a hard backstop only; the per-kind caps (HTML, PDF) are enforced while
+            # downloading by BodyCapExtension
+            "DOWNLOAD_MAXSIZE": 2 * max(cfg.pdf.max_bytes, cfg.fetch.max_body_bytes),
+            "DOWNLOAD_WARNSIZE": 0,
+        }
+        for name, value in derived.items():
+            settings.set(name, value, priority=PRIORITY)

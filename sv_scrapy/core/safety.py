@@ -1,0 +1,83 @@
+"""Targets a playbook line must never make the crawler fetch.
+
+A citation is text anyone can edit: ``http://169.254.169.254/latest/meta-data`` in a
+playbook must not make a CI runner read its cloud credentials. Refused before any request
+(and again on every redirect hop): IP literals in loopback, private, link-local,
+unique-local, multicast, reserved or unspecified ranges — in any spelling the resolver
+accepts (``127.1``, ``0x7f000001``, ``2130706433``, ``[::ffff:127.0.0.1]``) — ``localhost``
+names, and non-HTTP schemes. When no proxy stands between us and the target, resolved
+addresses are checked too (see the politeness middleware).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from urllib.parse import urlsplit
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _literal(host: str) -> IPAddress | None:
+    host = host.strip("[]")
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    try:  # legacy IPv4 spellings that resolvers still accept
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except (OSError, ValueError):
+        return None
+
+
+def address_reason(addr: IPAddress) -> str | None:
+    """Why an address is off limits, or None for a public one."""
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped:
+        addr = addr.ipv4_mapped
+    for label, flag in (
+        ("loopback", addr.is_loopback),
+        ("link-local", addr.is_link_local),
+        ("private", addr.is_private),
+        ("multicast", addr.is_multicast),
+        ("unspecified", addr.is_unspecified),
+        ("reserved", addr.is_reserved),
+    ):
+        if flag:
+            return f"{label} address {addr}"
+    return None
+
+
+def unsafe_target_reason(url: str) -> str | None:
+    """Why ``url`` must never be requested, judged from the URL alone; None when fine.
+
+    >>> unsafe_target_reason("http://169.254.169.254/latest/meta-data/")
+    'unsafe target: link-local address 169.254.169.254'
+    >>> unsafe_target_reason("http://127.1/") , unsafe_target_reason("https://www.impots.gouv.fr/x")
+    ('unsafe target: loopback address 127.0.0.1', None)
+    """
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return "unsafe target: unparsable URL"
+    if parts.scheme not in ("http", "https"):
+        return f"unsafe target: scheme {parts.scheme or '(none)'} is not http(s)"
+    if not host:
+        return "unsafe target: no host"
+    if host == "localhost" or host.endswith(".localhost") or host.endswith(".local"):
+        return f"unsafe target: local name {host}"
+    addr = _literal(host)
+    if addr is not None:
+        reason = address_reason(addr)
+        if reason:
+            return f"unsafe target: {reason}"
+    return None
+
+
+def host_listed(host: str, listed: dict[str, str] | frozenset[str] | tuple[str, ...]) -> str | None:
+    """The listed entry ``host`` is (a subdomain of), suffix-matched on labels; else None."""
+    host = host.lower().rstrip(".")
+    for entry in listed:
+        if host == entry or host.endswith("." + entry):
+            return entry
+    return None

@@ -1,0 +1,1 @@
+"""Downloader middlewares: politeness gate, backoff retries, robots with a distinct refusal."""

@@ -1,0 +1,60 @@
+"""Retries with the configured backoff, jitter and ``Retry-After`` (Scrapy retries at once).
+
+The wait is not slept here: the retried request carries ``sv_not_before`` and the
+politeness gate holds it, so nothing else is blocked meanwhile. A ``Retry-After`` (429,
+503) also holds back the whole host; one asking for more than a minute is not waited for —
+the page is reported unavailable with that reason instead.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import TYPE_CHECKING
+
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
+
+from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, backoff_seconds, parse_retry_after
+from sv_scrapy.downloadermiddlewares.politeness import HOLD_HOST, NOT_BEFORE
+from sv_scrapy.runtime import load_cached
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from typing_extensions import Self
+
+
+class BackoffRetryMiddleware(RetryMiddleware):
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        mw = super().from_crawler(crawler)
+        mw.liveness = load_cached(crawler.settings["SV_CONFIG_DIR"]).liveness
+        mw.rng = random.Random()
+        return mw
+
+    def _schedule(self, retry: Request | None, wait: float, hold_host: bool) -> Request | None:
+        if retry is not None:
+            until = time.monotonic() + wait
+            retry.meta[NOT_BEFORE] = until
+            if hold_host:
+                retry.meta[HOLD_HOST] = until
+        return retry
+
+    def process_response(self, request: Request, response: Response) -> Request | Response:
+        if request.meta.get("dont_retry") or response.status not in self.retry_http_codes:
+            return response
+        asked = parse_retry_after(response.headers.get(b"Retry-After"))
+        if asked is not None and asked > RETRY_AFTER_CAP_SECONDS:
+            response.meta["sv_retry_after_refused"] = asked  # type: ignore[attr-defined]
+            return response
+        attempt = request.meta.get("retry_times", 0) + 1
+        wait = asked if asked is not None else backoff_seconds(attempt, self.liveness, self.rng)
+        retry = self._retry(request, f"http {response.status}")
+        return self._schedule(retry, wait, hold_host=asked is not None) or response
+
+    def process_exception(self, request: Request, exception: Exception) -> Request | None:
+        if request.meta.get("dont_retry") or not isinstance(exception, self.exceptions_to_retry):
+            return None
+        attempt = request.meta.get("retry_times", 0) + 1
+        return self._schedule(self._retry(request, exception), backoff_seconds(attempt, self.liveness, self.rng), False)

@@ -1,0 +1,1 @@
+"""Extensions: body caps while downloading, AutoThrottle that respects the floors."""

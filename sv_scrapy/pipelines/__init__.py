@@ -1,0 +1,1 @@
+"""Item pipelines, thin glue over ``core``: text -> PDF text -> hashes -> priors -> export."""

@@ -1,0 +1,60 @@
+"""Write ``worklist.json`` atomically once the crawl closes; print the ⚠️ summary."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+
+from sv_scrapy.core.atomic import write_json
+from sv_scrapy.core.fetchstatus import UNAVAILABLE
+from sv_scrapy.core.prefilter import SOURCE_UNAVAILABLE
+from sv_scrapy.core.worklist import summary_lines, worklist_stats
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+
+def unfetched_record(claim: dict[str, Any], why: str) -> dict[str, Any]:
+    """A selected claim whose page never came back: reported, never dropped."""
+    keys = ("id", "scope", "section", "line_no", "claim_text", "values", "source_url", "source_host",
+            "source_tier", "inline_stamp")
+    record = {k: claim[k] for k in keys}
+    record.update(fetch_status=UNAVAILABLE, prior=SOURCE_UNAVAILABLE, matched_tokens=[], strong_matched=[],
+                  missing_tokens=[v["raw"] for v in claim["values"] if v.get("salient")], excerpts=[],
+                  found_as={}, note=why, file=claim.get("file", ""))
+    return record
+
+
+class WorklistExportPipeline:
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.records: dict[str, dict[str, Any]] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def process_item(self, item: Any) -> Any:
+        for record in ItemAdapter(item)["results"]:
+            self.records.setdefault(record["id"], record)
+        return item
+
+    def close_spider(self) -> None:
+        spider = self.crawler.spider
+        assert spider is not None
+        reason = self.crawler.stats.get_value("finish_reason") or "crawl ended early"
+        items = [self.records.get(c["id"]) or unfetched_record(c, f"not fetched ({reason})") for c in spider.claims]
+        stats = worklist_stats(items)
+        path = Path(spider.output_dir) / "worklist.json"
+        write_json(path, {
+            "version": 1,
+            "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "params": spider.params,
+            "stats": stats,
+            "items": items,
+        })
+        print("\n".join(summary_lines(stats, str(path))), flush=True)

@@ -1,0 +1,60 @@
+"""Classify a fetched body (PDF by magic bytes, binary, HTML, plain text) and read HTML/text."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+
+from sv_scrapy.core.fetchstatus import BINARY, OK
+from sv_scrapy.core.pdf import is_pdf
+from sv_scrapy.core.text import decode_html, html_to_text
+from sv_scrapy.runtime import load_cached
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+_TEXTUAL = ("text/", "application/xhtml", "application/xml", "application/json", "application/ld+json")
+
+
+def classify(body: bytes, content_type: str, binary_prefixes: tuple[str, ...]) -> str:
+    """``pdf`` | ``binary`` | ``html`` | ``text``: magic bytes first, then the declared type.
+
+    HTML served at a ``.pdf`` URL is HTML; a PDF served as octet-stream is a PDF.
+    """
+    ctype = content_type.split(";", 1)[0].strip().lower()
+    if is_pdf(body):
+        return "pdf"
+    if "html" in ctype or "xml" in ctype or not ctype:
+        return "html"
+    if ctype.startswith(_TEXTUAL):
+        return "text"
+    if any(ctype.startswith(p) for p in binary_prefixes) or ctype.startswith("application/"):
+        return "binary"
+    return "html" if body.lstrip()[:1] == b"<" else "binary"
+
+
+class TextPipeline:
+    def __init__(self, binary_prefixes: tuple[str, ...]) -> None:
+        self.binary_prefixes = binary_prefixes
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(load_cached(crawler.settings["SV_CONFIG_DIR"]).fetch.binary_content_prefixes)
+
+    def process_item(self, item: Any) -> Any:
+        page = ItemAdapter(item)
+        body = page["body"]
+        if page["fetch_status"] != OK or body is None:
+            return item
+        kind = classify(body, page["content_type"], self.binary_prefixes)
+        page["kind"] = kind
+        if kind == "binary":
+            page["fetch_status"] = BINARY
+            page["note"] = page["note"] or f"binary content ({page['content_type'] or 'no type'}): not read"
+        elif kind in ("html", "text"):
+            _, decoded = decode_html(body, page["content_type"] or None, truncated=page["truncated"])
+            page["text"] = html_to_text(decoded) if kind == "html" else decoded
+            page["text_method"] = kind
+        return item

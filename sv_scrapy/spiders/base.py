@@ -1,0 +1,217 @@
+"""What the worklist and audit spiders share: claims -> one request per URL -> PageItems.
+
+Spiders only fetch and hand pages on; reading, hashing and judging happen in pipelines.
+Arguments are validated by ``parse_arguments`` (also called by ``scrapy crawl`` before the
+crawler starts, so a bad ``-a`` is one line and exit 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from datetime import date, datetime, timezone
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import scrapy
+from scrapy.exceptions import IgnoreRequest
+from twisted.python.failure import Failure
+
+from sv_scrapy.core.errors import ArgumentError
+from sv_scrapy.core.fetchstatus import EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
+from sv_scrapy.core.safety import host_listed, unsafe_target_reason
+from sv_scrapy.core.text import html_title
+from sv_scrapy.downloadermiddlewares.politeness import TargetRefused
+from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
+from sv_scrapy.items import PageItem
+from sv_scrapy.runtime import Runtime, resolve
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from typing_extensions import Self
+
+# every non-2xx/3xx status reaches the callback (3xx stay with RedirectMiddleware)
+HANDLED_STATUSES = [*range(400, 600), 999]
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def parse_bool(name: str, raw: str) -> bool:
+    low = str(raw).strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off", ""):
+        return False
+    raise ArgumentError(f"-a {name}={raw!r}: expected 1/0, true/false or yes/no")
+
+
+def parse_int(name: str, raw: str, minimum: int = 0) -> int:
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        raise ArgumentError(f"-a {name}={raw!r}: expected a whole number") from None
+    if value < minimum:
+        raise ArgumentError(f"-a {name}={raw!r}: must be >= {minimum}")
+    return value
+
+
+def parse_date(name: str, raw: str) -> date:
+    try:
+        return date.fromisoformat(str(raw).strip())
+    except ValueError:
+        raise ArgumentError(f"-a {name}={raw!r}: expected a date YYYY-MM-DD") from None
+
+
+def _failure_note(failure: Failure, attempts: int) -> tuple[str, str]:
+    exc = failure.value
+    if isinstance(exc, RobotsDisallowed):
+        return ROBOTS, "robots.txt disallows this URL"
+    if isinstance(exc, TargetRefused):
+        return EXCLUDED, str(exc)
+    if isinstance(exc, IgnoreRequest):
+        text = str(exc)
+        if "redirect" in text.lower():
+            return UNAVAILABLE, f"redirects not followed to the end: {text} (loop or chain too long)"
+        return UNAVAILABLE, f"request dropped: {text}"
+    name = type(exc).__name__
+    tries = f" after {attempts} attempt(s)"
+    if "Timeout" in name:
+        return UNAVAILABLE, f"timeout{tries}"
+    if name in ("ResponseDataLossError", "ConnectionLost", "ResponseFailed", "ConnectionDone"):
+        return UNAVAILABLE, f"connection reset mid-response{tries}"
+    if "Refused" in name:
+        return UNAVAILABLE, f"connection refused{tries}"
+    if "Resolve" in name or "DNS" in name:
+        return UNAVAILABLE, f"DNS lookup failed{tries}"
+    if name == "TunnelError":
+        return UNAVAILABLE, f"proxy tunnel failed{tries}: {str(exc)[:120]}"
+    return UNAVAILABLE, f"{name}{tries}: {str(exc)[:160]}"
+
+
+class ClaimSpider(scrapy.Spider):
+    """Base: ``self.claims`` (selected claim records) decide which URLs are fetched."""
+
+    ARGUMENTS: ClassVar[tuple[str, ...]] = ()
+
+    runtime: Runtime
+    claims: list[dict[str, Any]]
+    params: dict[str, Any]
+    output_dir: str
+
+    @classmethod
+    def parse_arguments(cls, raw: Mapping[str, Any]) -> dict[str, Any]:  # pragma: no cover
+        raise NotImplementedError
+
+    @classmethod
+    def check_known(cls, raw: Mapping[str, Any]) -> None:
+        unknown = sorted(set(raw) - set(cls.ARGUMENTS))
+        if unknown:
+            raise ArgumentError(
+                f"unknown spider argument -a {unknown[0]} (known: {', '.join(cls.ARGUMENTS) or 'none'})"
+            )
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        spider.runtime = resolve(crawler.settings)
+        spider.params = cls.parse_arguments(kwargs)
+        spider.output_dir = str(spider.runtime.output_dir)
+        spider.claims = spider.select_claims()
+        return spider
+
+    def select_claims(self) -> list[dict[str, Any]]:  # pragma: no cover
+        raise NotImplementedError
+
+    @classmethod
+    def extract(cls, rt: Runtime, params: Mapping[str, Any]) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    @classmethod
+    def preflight(cls, settings: Mapping[str, Any], raw: Mapping[str, Any]) -> None:
+        """Everything that can be wrong with the arguments, config or corpus, checked before
+        the crawler starts; raises an ``SvError`` with one line."""
+        cls.extract(resolve(settings), cls.parse_arguments(raw))
+
+    def targets(self) -> dict[str, list[dict[str, Any]]]:
+        by_url: dict[str, list[dict[str, Any]]] = {}
+        for claim in self.claims:
+            by_url.setdefault(claim["source_url"], []).append(claim)
+        return by_url
+
+    def refusal(self, url: str) -> str | None:
+        reason = unsafe_target_reason(url)
+        if reason:
+            return reason
+        excluded = self.runtime.config.liveness.excluded_hosts
+        listed = host_listed(url.split("/")[2].split("@")[-1].split(":")[0], excluded)
+        if listed:
+            return f"excluded host {listed}: {excluded[listed] or 'excluded_hosts'}"
+        return None
+
+    def request_for(self, url: str) -> scrapy.Request:
+        return scrapy.Request(
+            url,
+            callback=self.parse_page,
+            errback=self.on_error,
+            dont_filter=True,
+            meta={"sv_url": url, "handle_httpstatus_list": HANDLED_STATUSES, "dont_merge_cookies": True},
+        )
+
+    async def start(self) -> AsyncIterator[Any]:
+        for url, claims in self.targets().items():
+            reason = self.refusal(url)
+            if reason:
+                self.crawler.stats.inc_value("sv/spider/excluded")
+                yield PageItem(url=url, claims=claims, fetch_status=EXCLUDED, note=reason, fetched_at=now_iso())
+                continue
+            yield self.request_for(url)
+
+    def _claims_of(self, url: str) -> list[dict[str, Any]]:
+        return self._by_url().get(url, [])
+
+    def _by_url(self) -> dict[str, list[dict[str, Any]]]:
+        if not hasattr(self, "_targets_cache"):
+            self._targets_cache = self.targets()
+        return self._targets_cache
+
+    def parse_page(self, response: Response) -> Any:
+        url = response.meta["sv_url"]
+        headers = {k.decode("latin-1").lower(): v[0].decode("latin-1") for k, v in response.headers.items() if v}
+        ctype = headers.get("content-type", "")
+        body = response.body
+        title = html_title(body[:20000].decode("utf-8", "replace")) if b"<title" in body[:20000].lower() else ""
+        lv = self.runtime.config.liveness
+        item = PageItem(
+            url=url, claims=self._claims_of(url), final_url=response.url, http_status=response.status,
+            content_type=ctype, body=body, fetched_at=now_iso(), title=title,
+            etag=headers.get("etag", ""), last_modified=headers.get("last-modified", ""),
+            attempts=response.meta.get("retry_times", 0) + 1,
+            truncated="download_stopped" in response.flags and not response.meta.get("sv_stopped", "").startswith("binary"),
+            rendered="playwright" in response.flags,
+        )
+        challenge = challenge_reason(response.status, headers, title, lv.cloudflare_headers, lv.cloudflare_titles,
+                                     lv.indeterminate_status_codes)
+        outcome = (UNAVAILABLE, challenge) if challenge else status_outcome(response.status, lv.indeterminate_status_codes)
+        if outcome:
+            item.fetch_status, item.note = outcome
+            refused = response.meta.get("sv_retry_after_refused")
+            if refused:
+                item.note += f"; Retry-After {refused:g} s is longer than we wait"
+            elif item.attempts > 1:
+                item.note += f" after {item.attempts} attempts"
+            item.body = None
+        else:
+            item.fetch_status = OK
+            item.note = response.meta.get("sv_stopped", "")
+            if response.meta.get("sv_stopped", "").startswith("binary"):
+                item.body = body[:1024]
+        yield item
+
+    def on_error(self, failure: Failure) -> Any:
+        request = failure.request  # type: ignore[attr-defined]
+        url = request.meta["sv_url"]
+        status, note = _failure_note(failure, request.meta.get("retry_times", 0) + 1)
+        self.crawler.stats.inc_value(f"sv/spider/failure/{type(failure.value).__name__}")
+        yield PageItem(url=url, claims=self._claims_of(url), fetch_status=status, note=note, fetched_at=now_iso(),
+                       final_url=request.url)

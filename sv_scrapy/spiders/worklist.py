@@ -1,0 +1,63 @@
+"""``scrapy crawl worklist``: sample the claims (fetch-free), fetch only their URLs, write
+``worklist.json`` for the LLM layer and print the ⚠️ ``TOKENS_ABSENT`` count."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime, timezone
+from typing import Any, ClassVar
+
+from sv_scrapy.core.claims import Extraction, extract_corpus, scope_matches
+from sv_scrapy.core.errors import ArgumentError
+from sv_scrapy.core.sampling import select_sample
+from sv_scrapy.runtime import Runtime
+from sv_scrapy.spiders.base import ClaimSpider, parse_bool, parse_date, parse_int
+
+PIPELINES = {
+    "sv_scrapy.pipelines.text.TextPipeline": 100,
+    "sv_scrapy.pipelines.pdf.PdfTextPipeline": 200,
+    "sv_scrapy.pipelines.hashes.HashPipeline": 300,
+    "sv_scrapy.pipelines.prefilter.PrefilterPipeline": 400,
+    "sv_scrapy.pipelines.export.WorklistExportPipeline": 900,
+}
+
+
+class WorklistSpider(ClaimSpider):
+    name = "worklist"
+    custom_settings: ClassVar[dict[str, Any]] = {"ITEM_PIPELINES": PIPELINES}
+    ARGUMENTS = ("country", "section", "sample", "include_secondary", "seed", "as_of")
+
+    @classmethod
+    def extract(cls, rt: Runtime, p: Mapping[str, Any]) -> Extraction:
+        opts = rt.extract_options(include_secondary=p["include_secondary"], country=p["country"], section=p["section"])
+        extraction = extract_corpus(rt.corpus_root, rt.config.hosts, opts)
+        if p["country"] and not any(scope_matches(s, p["country"]) for s in extraction.scopes_seen):
+            known = ", ".join(sorted(extraction.scopes_seen)) or "none"
+            raise ArgumentError(f"-a country={p['country']!r}: no scope of the corpus matches (known: {known})")
+        return extraction
+
+    @classmethod
+    def parse_arguments(cls, raw: Mapping[str, Any]) -> dict[str, Any]:
+        cls.check_known(raw)
+        return {
+            "country": (str(raw["country"]).strip() or None) if "country" in raw else None,
+            "section": (str(raw["section"]).strip() or None) if "section" in raw else None,
+            "sample": parse_int("sample", raw["sample"]) if "sample" in raw else None,
+            "include_secondary": parse_bool("include_secondary", raw.get("include_secondary", "0")),
+            "seed": parse_int("seed", raw.get("seed", "1234")),
+            "as_of": (parse_date("as_of", raw["as_of"]) if "as_of" in raw
+                      else datetime.now(timezone.utc).date()).isoformat(),
+        }
+
+    def select_claims(self) -> list[dict[str, Any]]:
+        rt, p = self.runtime, self.params
+        extraction = self.extract(rt, p)
+        for problem in extraction.unreadable:
+            self.logger.warning("skipped %(problem)s", {"problem": problem})
+        size = rt.config.sampling.default_sample if p["sample"] is None else p["sample"]
+        chosen = select_sample(extraction.claims, size, rt.config.sampling.weights, date.fromisoformat(p["as_of"]),
+                               p["seed"])
+        p["sample"] = size
+        p["claims_in_scope"] = len(extraction.claims)
+        self.logger.info("selected %(n)d of %(total)d claims", {"n": len(chosen), "total": len(extraction.claims)})
+        return [c.as_dict() for c in chosen]
