@@ -15,6 +15,7 @@ citation must not be flagged because the fetcher saw an empty shell.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ TOKENS_PRESENT = "TOKENS_PRESENT"
 SOURCE_BINARY = "SOURCE_BINARY"
 SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"
 PDF_NO_TEXT = "PDF_NO_TEXT"
+_ASCII_SPACES = re.compile(r"[ \t\r\n\f\v]+")
 PRIORS = (TOKENS_ABSENT, WEAK_MATCH, TOKENS_PRESENT, SOURCE_BINARY, SOURCE_UNAVAILABLE, PDF_NO_TEXT)
 
 
@@ -88,7 +90,7 @@ def _excerpts(text: str, hits: Iterable[Hit], window: int, limit: int) -> list[s
         if any(lo < e and s < hi for s, e in spans):
             continue
         spans.append((lo, hi))
-        snippet = " ".join(text[lo:hi].split())
+        snippet = _ASCII_SPACES.sub(" ", text[lo:hi]).strip()  # NBSPs stay: quote as written
         out.append(("…" if lo else "") + snippet + ("…" if hi < len(text) else ""))
     return out
 

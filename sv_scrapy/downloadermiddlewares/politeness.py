@@ -52,6 +52,7 @@ class PolitenessMiddleware:
         self.min_gap = 1.0 / req_per_sec if req_per_sec > 0 else 0.0
         self._next_global = 0.0
         self._next_host: dict[str, float] = {}
+        self._last_start: dict[str, float] = {}
         self._configured_slots: set[str] = set()
         self._resolved: dict[str, str | None] = {}
         self._lock = asyncio.Lock()
@@ -118,6 +119,7 @@ class PolitenessMiddleware:
             start = max(now, self._next_global)
             self._next_global = start + self.min_gap
             self._next_host[host] = max(self._next_host[host], start + self.floors.floor(host))
+            self._last_start[host] = start
         waited = await self._sleep_until(start)
         if waited:
             self.crawler.stats.inc_value("sv/politeness/global_cap_waits")
@@ -151,6 +153,9 @@ class PolitenessMiddleware:
         delay = robotparser.crawl_delay(agent)
         if delay:
             self.floors.learn_crawl_delay(host, delay)
+            # the next start to this host waits the new floor from the last one (robots.txt)
+            self._next_host[host] = max(self._next_host.get(host, 0.0),
+                                        self._last_start.get(host, 0.0) + self.floors.floor(host))
             self.crawler.stats.inc_value("sv/politeness/crawl_delay_hosts")
             logger.info("robots.txt of %(host)s asks for Crawl-delay %(delay)s s", {"host": host, "delay": delay})
             slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot", host))

@@ -183,6 +183,8 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             inner(tls, self.client_address, self.server)
         except (ssl.SSLError, OSError):
             pass
+        finally:
+            tls.close()  # wrap_socket detached the original socket: this one owns the fd
         self.close_connection = True
 
     def do_GET(self) -> None:  # noqa: N802

@@ -78,7 +78,8 @@ def _failure_note(failure: Failure, attempts: int) -> tuple[str, str]:
     tries = f" after {attempts} attempt(s)"
     if "Timeout" in name:
         return UNAVAILABLE, f"timeout{tries}"
-    if name in ("ResponseDataLossError", "ConnectionLost", "ResponseFailed", "ConnectionDone"):
+    lost = "connectionlost" in str(exc).lower().replace(" ", "") or "connection lost" in str(exc).lower()
+    if name in ("ResponseDataLossError", "ConnectionLost", "ResponseFailed", "ConnectionDone") or lost:
         return UNAVAILABLE, f"connection reset mid-response{tries}"
     if "Refused" in name:
         return UNAVAILABLE, f"connection refused{tries}"

@@ -1,0 +1,89 @@
+"""Helpers for crawl tests: a corpus on disk, a fast test config, a `scrapy crawl` subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .conftest import PROJECT_DIR, SCRAPY
+
+
+def write_corpus(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def make_config(folder: Path, liveness: dict[str, Any] | None = None, source_verify: dict[str, Any] | None = None) -> Path:
+    """Copy the shipped config and deep-merge overrides into its two JSON files."""
+    shutil.copytree(PROJECT_DIR / "config", folder)
+
+    def merge(base: dict[str, Any], extra: dict[str, Any]) -> None:
+        for key, value in extra.items():
+            if isinstance(value, dict) and isinstance(base.get(key), dict) and not key.startswith("per_host"):
+                merge(base[key], value)
+            else:
+                base[key] = value
+
+    for name, extra in (("_url-liveness.json", liveness), ("_source-verify.json", source_verify)):
+        if extra:
+            path = folder / name
+            data = json.loads(path.read_text(encoding="utf-8"))
+            merge(data, extra)
+            path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    return folder
+
+
+# floors and waits short enough for a test suite; semantics unchanged
+FAST_LIVENESS: dict[str, Any] = {
+    "global": {
+        "req_per_sec": 100,
+        "default_per_host_interval_ms": 50,
+        "request_timeout_seconds": 2,
+        "retry_backoff_seconds": [0.2, 0.4],
+        "retry_jitter_pct": 0,
+    },
+    "gov_suffix_default": {"concurrency": 1, "interval_ms": 100},
+}
+
+
+@dataclass
+class CrawlResult:
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    peak_rss_mb: float
+    output_dir: Path
+
+    def worklist(self) -> dict[str, Any]:
+        return json.loads((self.output_dir / "worklist.json").read_text(encoding="utf-8"))
+
+    def items_by_line(self) -> dict[int, dict[str, Any]]:
+        return {item["line_no"]: item for item in self.worklist()["items"]}
+
+
+def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: dict[str, str],
+          args: dict[str, str] | None = None, timeout: float = 180, extra_env: dict[str, str] | None = None) -> CrawlResult:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SV_") and "proxy" not in k.lower()}
+    env.update(proxy_env)
+    env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(output))
+    env.update(extra_env or {})
+    cmd = [SCRAPY, "crawl", spider]
+    for key, value in (args or {}).items():
+        cmd += ["-a", f"{key}={value}"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout)
+    seconds = time.monotonic() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return CrawlResult(proc.returncode, proc.stdout, proc.stderr, seconds, max(peak, before) / 1024, output)
