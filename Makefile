@@ -24,11 +24,14 @@ test: install
 	$(BIN)/python -m pytest -W error -q
 
 demo: install
-	@echo "== scrapy extract on the bundled sample corpus (examples/corpus)"
+	@echo "== scrapy extract: claims of the bundled sample corpus (examples/corpus), no network"
 	$(BIN)/scrapy extract --json _local/demo/claims.json
+	@echo "== scrapy crawl worklist: the sample corpus against the sample site (examples/site) on loopback"
+	$(BIN)/python tools/demo.py
 
 bench: install
 	$(BIN)/python bench/extract.py
+	$(BIN)/python bench/crawl.py
 
 clean:
 	rm -rf _local _ci .pytest_cache

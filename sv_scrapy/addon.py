@@ -9,6 +9,8 @@ priority, so ``-s NAME=VALUE`` still overrides any of them.
 
 from __future__ import annotations
 
+import logging
+import os
 from typing import TYPE_CHECKING
 
 from sv_scrapy import __version__
@@ -20,8 +22,17 @@ if TYPE_CHECKING:
 PRIORITY = "addon"
 
 
+def ignore_https_errors() -> bool:
+    """``SV_IGNORE_HTTPS_ERRORS=1``: the one switch that accepts a self-signed certificate
+    (the mock web's) wherever it would be refused or warned about."""
+    return os.environ.get("SV_IGNORE_HTTPS_ERRORS", "").strip().lower() in ("1", "true", "yes")
+
+
 class SvAddon:
     def update_settings(self, settings: Settings) -> None:
+        if ignore_https_errors():
+            # Scrapy does not verify certificates, it warns on a mismatch: silence only that
+            logging.getLogger("scrapy.core.downloader.tls").setLevel(logging.ERROR)
         cfg = load_cached(settings["SV_CONFIG_DIR"])
         lv = cfg.liveness
         derived = {

@@ -76,7 +76,8 @@ def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: d
           args: dict[str, str] | None = None, timeout: float = 180, extra_env: dict[str, str] | None = None) -> CrawlResult:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SV_") and "proxy" not in k.lower()}
     env.update(proxy_env)
-    env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(output))
+    env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(output),
+               SV_IGNORE_HTTPS_ERRORS="1")
     env.update(extra_env or {})
     cmd = [SCRAPY, "crawl", spider]
     for key, value in (args or {}).items():
