@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEPS_STAMP := $(VENV)/.deps-stamp
 
-.PHONY: install system-deps test demo bench clean
+.PHONY: install system-deps lint test demo bench clean
 
 install: $(DEPS_STAMP) system-deps
 
@@ -20,7 +20,10 @@ $(DEPS_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
 system-deps:
 	@tools/install-system-deps.sh
 
-test: install
+lint: install
+	$(BIN)/ruff check sv_scrapy tests bench tools
+
+test: install lint
 	$(BIN)/python -m pytest -W error -q
 
 demo: install

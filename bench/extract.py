@@ -21,8 +21,8 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
 from sv_scrapy.config import load_config  # noqa: E402
-from sv_scrapy.runtime import Runtime  # noqa: E402
 from sv_scrapy.core.claims import extract_corpus  # noqa: E402
+from sv_scrapy.runtime import Runtime  # noqa: E402
 
 DEFAULT_CORPUS = PROJECT_DIR.parent / "shared" / "corpus" / "property-deep-dive"
 

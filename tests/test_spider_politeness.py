@@ -62,7 +62,7 @@ def floors_log(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[LogEn
 def test_consecutive_starts_respect_the_floor(floors_log: dict[str, list[LogEntry]], host: str) -> None:
     starts = [e.t for e in floors_log[host]]
     floor = HOSTS[host][1]
-    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
     assert len(starts) == HOSTS[host][0] + 1  # robots.txt + every page, nothing twice
     assert min(gaps) >= floor - TOLERANCE, (host, [round(g, 3) for g in gaps])
 
@@ -90,6 +90,6 @@ def test_global_request_rate_cap(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr[-2000:]
         starts = sorted(e.t for e in web.log if e.method == "GET")
     assert len(starts) == 24
-    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
     assert min(gaps) >= 0.2 - TOLERANCE, [round(g, 3) for g in gaps]
     assert starts[-1] - starts[0] >= 23 * 0.2 - TOLERANCE

@@ -1,7 +1,8 @@
 """``scrapy crawl``, with sv_scrapy's spiders' arguments, config and corpus checked first.
 
-A bad ``-a`` value, config key or corpus root is one line and exit 2 before any crawler
-starts, instead of a traceback from inside the reactor.
+The check runs in ``process_options``, before Scrapy builds the crawler process and starts
+logging: a bad ``-a`` value, config key or corpus root is exactly one line on stderr and
+exit 2, never a traceback from inside the reactor.
 """
 
 from __future__ import annotations
@@ -19,18 +20,19 @@ if TYPE_CHECKING:
 
 
 class Command(ScrapyCrawlCommand):
-    def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if len(args) == 1 and self.settings is not None:
-            try:
-                spidercls = get_spider_loader(self.settings).load(args[0])
-            except KeyError:
-                spidercls = None
-            preflight = getattr(spidercls, "preflight", None)
-            if preflight is not None:
-                try:
-                    preflight(self.settings, opts.spargs)
-                except SvError as exc:
-                    print(f"scrapy crawl {args[0]}: error: {exc}", file=sys.stderr)
-                    self.exitcode = 2
-                    return
-        super().run(args, opts)
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().process_options(args, opts)
+        if len(args) != 1 or self.settings is None:
+            return  # Scrapy's own usage errors apply
+        try:
+            spidercls = get_spider_loader(self.settings).load(args[0])
+        except KeyError:
+            return
+        preflight = getattr(spidercls, "preflight", None)
+        if preflight is None:
+            return
+        try:
+            preflight(self.settings, opts.spargs)
+        except SvError as exc:
+            print(f"scrapy crawl {args[0]}: error: {exc}", file=sys.stderr)
+            sys.exit(2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def parse_as_of(text: str | None, flag: str = "--as-of") -> date:
     """``None`` -> today (UTC); else a strict ``YYYY-MM-DD``."""
     if text is None:
-        return datetime.now(timezone.utc).date()
+        return datetime.now(UTC).date()
     try:
         return date.fromisoformat(text)
     except ValueError:
@@ -67,7 +67,7 @@ class Command(SvCommand):
             write_json(
                 Path(opts.json),
                 {
-                    "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
                     "params": {
                         "country": opts.country,
                         "section": opts.section,

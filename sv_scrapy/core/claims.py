@@ -211,7 +211,7 @@ def extract_file(text: str, scope: str, rel: str, hosts: HostRules, opts: Extrac
             continue
         stamp = parse_line_stamp(line) or state.default_stamp()
         owned = attribute(values, links)
-        for link, tier, is_pointer, link_values in zip(links, tiers, pointer_flags(line, links), owned):
+        for link, tier, is_pointer, link_values in zip(links, tiers, pointer_flags(line, links), owned, strict=True):
             if opts.primary_only and tier == SECONDARY:
                 continue
             if is_pointer:

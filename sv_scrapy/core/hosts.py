@@ -74,7 +74,7 @@ def _label_suffix_match(host_labels: list[str], pattern: str) -> bool:
     if len(host_labels) < len(pattern_labels):
         return False
     tail = host_labels[len(host_labels) - len(pattern_labels) :]
-    for have, want in zip(tail, pattern_labels):
+    for have, want in zip(tail, pattern_labels, strict=True):
         if want == "*":
             if not (len(have) == 2 and have.isalpha()):
                 return False

@@ -64,10 +64,8 @@ def mask_urls(line: str) -> str:
 
 def _clause_before(line: str, start: int, floor: int) -> str:
     head = line[floor:start]
-    last = None
-    for last in _BOUNDARY_RE.finditer(head):
-        pass
-    clause = head[last.end() :] if last else head
+    ends = [m.end() for m in _BOUNDARY_RE.finditer(head)]
+    clause = head[ends[-1] :] if ends else head
     return clause.replace("*", "").replace("_", "").strip()
 
 
@@ -103,7 +101,7 @@ def attribute(values: Sequence[Value], links: Sequence[Link]) -> list[list[Value
     owned: list[list[Value]] = [[] for _ in links]
     for value in values:
 
-        def distance(i: int) -> tuple[int, int, int]:
+        def distance(i: int, value: Value = value) -> tuple[int, int, int]:
             link = links[i]
             if link.start < value.end and value.pos < link.end:
                 return (0, 0, i)  # inside the link's own label

@@ -10,8 +10,10 @@ import re
 
 # month number -> names (full and common abbreviations), en / fr / de / es / it / pt / nl
 _MONTH_NAMES: dict[int, tuple[str, ...]] = {
-    1: ("january", "jan", "janvier", "janv", "januar", "jän", "enero", "ene", "gennaio", "gen", "janeiro", "januari"),
-    2: ("february", "feb", "février", "fevrier", "févr", "fevr", "februar", "febrero", "febbraio", "fevereiro", "fev", "februari"),
+    1: ("january", "jan", "janvier", "janv", "januar", "jän", "enero", "ene", "gennaio", "gen", "janeiro",
+        "januari"),
+    2: ("february", "feb", "février", "fevrier", "févr", "fevr", "februar", "febrero", "febbraio", "fevereiro",
+        "fev", "februari"),
     3: ("march", "mar", "mars", "märz", "marz", "marzo", "março", "marco", "maart", "mrt"),
     4: ("april", "apr", "avril", "avr", "abril", "abr", "aprile"),
     5: ("may", "mai", "mayo", "maggio", "mag", "maio", "mei"),

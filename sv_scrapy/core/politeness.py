@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import email.utils
 import random
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sv_scrapy.config import HostPolicy, Liveness
 from sv_scrapy.core.hosts import HostRules
@@ -47,7 +47,7 @@ def parse_retry_after(value: str | bytes | None, now: datetime | None = None) ->
 
     >>> parse_retry_after("3"), parse_retry_after(b"garbage")
     (3.0, None)
-    >>> parse_retry_after("Wed, 02 Dec 2026 12:00:10 GMT", datetime(2026, 12, 2, 12, 0, 0, tzinfo=timezone.utc))
+    >>> parse_retry_after("Wed, 02 Dec 2026 12:00:10 GMT", datetime(2026, 12, 2, 12, 0, 0, tzinfo=UTC))
     10.0
     """
     if value is None:
@@ -61,8 +61,8 @@ def parse_retry_after(value: str | bytes | None, now: datetime | None = None) ->
     except (TypeError, ValueError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 class HostFloors:

@@ -26,7 +26,7 @@ FILE_STAMP_RE = re.compile(
 )
 # dates the tracker writes about itself; masked, but not stamps of a claim
 _SELF_DATE_RE = re.compile(
-    rf"\b(?:as of|as researched|researched|checked|re-checked|updated|verified|re-verified)\s+(?P<date>\d{{4}}-\d{{2}}(?:-\d{{2}})?)\b",
+    r"\b(?:as of|as researched|researched|checked|re-checked|updated|verified|re-verified)\s+(?P<date>\d{4}-\d{2}(?:-\d{2})?)\b",
     re.IGNORECASE,
 )
 

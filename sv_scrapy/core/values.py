@@ -29,7 +29,7 @@ CURRENCY_CODES = (
 _SYMBOL = r"(?:[A-Z]{1,3})?[€£$¥₹₩₱₪฿]"
 
 PCT_RE = re.compile(
-    rf"(?<![\w.,])(?P<num>\d{{1,3}}(?:[.,]\d+)?)\s?(?:%|pp\b|p\.p\.|percentage points?\b|per ?cent\b|pour cent\b)",
+    r"(?<![\w.,])(?P<num>\d{1,3}(?:[.,]\d+)?)\s?(?:%|pp\b|p\.p\.|percentage points?\b|per ?cent\b|pour cent\b)",
     re.IGNORECASE,
 )
 MONEY_SYMBOL_RE = re.compile(rf"(?P<ccy>{_SYMBOL})\s?(?P<num>{_NUM})(?P<mult>{_MULT})?")

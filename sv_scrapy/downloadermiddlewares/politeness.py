@@ -29,10 +29,11 @@ from sv_scrapy.core.safety import address_reason, host_listed, unsafe_target_rea
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
+    from typing import Self
+
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.robotstxt import RobotParser
-    from typing_extensions import Self
 
 logger = logging.getLogger(__name__)
 

@@ -19,10 +19,11 @@ from sv_scrapy.downloadermiddlewares.politeness import HOLD_HOST, NOT_BEFORE
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
+    from typing import Self
+
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-    from typing_extensions import Self
 
 
 class BackoffRetryMiddleware(RetryMiddleware):

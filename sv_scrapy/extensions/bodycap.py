@@ -18,10 +18,11 @@ from sv_scrapy.core.pdf import PDF_MAGIC
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
+    from typing import Self
+
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Headers
-    from typing_extensions import Self
 
 CAP = "sv_body_cap"
 SEEN = "sv_body_seen"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,8 +14,9 @@ from sv_scrapy.core.prefilter import SOURCE_UNAVAILABLE
 from sv_scrapy.core.worklist import summary_lines, worklist_stats
 
 if TYPE_CHECKING:
+    from typing import Self
+
     from scrapy.crawler import Crawler
-    from typing_extensions import Self
 
 
 def unfetched_record(claim: dict[str, Any], why: str) -> dict[str, Any]:
@@ -52,7 +53,7 @@ class WorklistExportPipeline:
         path = Path(spider.output_dir) / "worklist.json"
         write_json(path, {
             "version": 1,
-            "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "params": spider.params,
             "stats": stats,
             "items": items,

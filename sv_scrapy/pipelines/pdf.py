@@ -13,8 +13,9 @@ from sv_scrapy.core.pdf import pdf_to_text
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
+    from typing import Self
+
     from scrapy.crawler import Crawler
-    from typing_extensions import Self
 
 
 class PdfTextPipeline:

@@ -13,16 +13,17 @@ from sv_scrapy.core.prefilter import (
     PDF_NO_TEXT,
     SOURCE_BINARY,
     SOURCE_UNAVAILABLE,
-    Prior,
     PrefilterSettings,
+    Prior,
     prior_for_text,
     prior_without_text,
 )
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
+    from typing import Self
+
     from scrapy.crawler import Crawler
-    from typing_extensions import Self
 
 
 def page_prior(page: ItemAdapter, values: list[dict[str, Any]], settings: PrefilterSettings,

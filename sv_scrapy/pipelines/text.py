@@ -12,8 +12,9 @@ from sv_scrapy.core.text import decode_html, html_to_text
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
+    from typing import Self
+
     from scrapy.crawler import Crawler
-    from typing_extensions import Self
 
 _TEXTUAL = ("text/", "application/xhtml", "application/xml", "application/json", "application/ld+json")
 

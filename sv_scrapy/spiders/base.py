@@ -8,7 +8,7 @@ crawler starts, so a bad ``-a`` is one line and exit 2).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import scrapy
@@ -25,16 +25,17 @@ from sv_scrapy.items import PageItem
 from sv_scrapy.runtime import Runtime, resolve
 
 if TYPE_CHECKING:
+    from typing import Self
+
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-    from typing_extensions import Self
 
 # every non-2xx/3xx status reaches the callback (3xx stay with RedirectMiddleware)
 HANDLED_STATUSES = [*range(400, 600), 999]
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def parse_bool(name: str, raw: str) -> bool:
@@ -183,12 +184,13 @@ class ClaimSpider(scrapy.Spider):
         body = response.body
         title = html_title(body[:20000].decode("utf-8", "replace")) if b"<title" in body[:20000].lower() else ""
         lv = self.runtime.config.liveness
+        stopped = response.meta.get("sv_stopped", "")
         item = PageItem(
             url=url, claims=self._claims_of(url), final_url=response.url, http_status=response.status,
             content_type=ctype, body=body, fetched_at=now_iso(), title=title,
             etag=headers.get("etag", ""), last_modified=headers.get("last-modified", ""),
             attempts=response.meta.get("retry_times", 0) + 1,
-            truncated="download_stopped" in response.flags and not response.meta.get("sv_stopped", "").startswith("binary"),
+            truncated="download_stopped" in response.flags and not stopped.startswith("binary"),
             rendered="playwright" in response.flags,
         )
         challenge = challenge_reason(response.status, headers, title, lv.cloudflare_headers, lv.cloudflare_titles,
@@ -204,8 +206,8 @@ class ClaimSpider(scrapy.Spider):
             item.body = None
         else:
             item.fetch_status = OK
-            item.note = response.meta.get("sv_stopped", "")
-            if response.meta.get("sv_stopped", "").startswith("binary"):
+            item.note = stopped
+            if stopped.startswith("binary"):
                 item.body = body[:1024]
         yield item
 

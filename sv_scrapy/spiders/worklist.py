@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any, ClassVar
 
 from sv_scrapy.core.claims import Extraction, extract_corpus, scope_matches
@@ -46,7 +46,7 @@ class WorklistSpider(ClaimSpider):
             "include_secondary": parse_bool("include_secondary", raw.get("include_secondary", "0")),
             "seed": parse_int("seed", raw.get("seed", "1234")),
             "as_of": (parse_date("as_of", raw["as_of"]) if "as_of" in raw
-                      else datetime.now(timezone.utc).date()).isoformat(),
+                      else datetime.now(UTC).date()).isoformat(),
         }
 
     def select_claims(self) -> list[dict[str, Any]]:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from sv_scrapy.core.claims import (
-    ExtractOptions,
     Extraction,
+    ExtractOptions,
     claim_id,
     extract_corpus,
     extract_file,
@@ -125,10 +125,10 @@ def write(root: Path, rel: str, data: bytes) -> None:
 
 
 def test_corpus_walk_skips_files_and_reports_unreadable(tmp_path: Path) -> None:
-    write(tmp_path, "countries/fr/playbook.md", "5 % ([a](https://a.gouv.fr/x))\n".encode())
-    write(tmp_path, "countries/fr/test-fixtures.md", "6 % ([a](https://a.gouv.fr/y))\n".encode())
+    write(tmp_path, "countries/fr/playbook.md", b"5 % ([a](https://a.gouv.fr/x))\n")
+    write(tmp_path, "countries/fr/test-fixtures.md", b"6 % ([a](https://a.gouv.fr/y))\n")
     write(tmp_path, "countries/de/playbook.md", "Gebühr 5 % ([a](https://a.gv.at/x)) \xe4\n".encode("latin-1"))
-    write(tmp_path, "shared/exit/eu.md", "7 % ([a](https://eur-lex.europa.eu/x))\n".encode())
+    write(tmp_path, "shared/exit/eu.md", b"7 % ([a](https://eur-lex.europa.eu/x))\n")
     opts = ExtractOptions(scope_dirs=("countries", "shared"), skip_files=frozenset({"test-fixtures.md"}))
     out = extract_corpus(tmp_path, HostRules(), opts)
     assert [c.scope for c in out.claims] == ["fr", "shared/exit/eu"]
@@ -138,8 +138,8 @@ def test_corpus_walk_skips_files_and_reports_unreadable(tmp_path: Path) -> None:
 
 
 def test_country_filter(tmp_path: Path) -> None:
-    write(tmp_path, "countries/fr/playbook.md", "5 % ([a](https://a.gouv.fr/x))\n".encode())
-    write(tmp_path, "countries/kr/playbook.md", "6 % ([a](https://a.go.kr/x))\n".encode())
+    write(tmp_path, "countries/fr/playbook.md", b"5 % ([a](https://a.gouv.fr/x))\n")
+    write(tmp_path, "countries/kr/playbook.md", b"6 % ([a](https://a.go.kr/x))\n")
     out = extract_corpus(tmp_path, HostRules(), ExtractOptions(scope_dirs=("countries",), country="kr"))
     assert [c.scope for c in out.claims] == ["kr"]
     assert out.scopes_seen == {"fr", "kr"}
