@@ -57,7 +57,7 @@ def unsafe_target_reason(url: str) -> str | None:
     """
     try:
         parts = urlsplit(url)
-        host = parts.hostname or ""
+        host = (parts.hostname or "").rstrip(".")  # "localhost." is localhost
     except ValueError:
         return "unsafe target: unparsable URL"
     if parts.scheme not in ("http", "https"):
