@@ -29,7 +29,7 @@ test: install lint
 demo: install
 	@echo "== scrapy extract: claims of the bundled sample corpus (examples/corpus), no network"
 	$(BIN)/scrapy extract --json _local/demo/claims.json
-	@echo "== scrapy crawl worklist: the sample corpus against the sample site (examples/site) on loopback"
+	@echo "== scrapy crawl audit: the sample corpus against the sample site (examples/site) on loopback"
 	$(BIN)/python tools/demo.py
 
 bench: install

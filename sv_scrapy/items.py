@@ -34,3 +34,5 @@ class PageItem:
     content_hash: str = ""
     raw_hash: str = ""
     results: list[dict[str, Any]] = field(default_factory=list)  # one claim record + prior each
+    not_modified: bool = False  # a 304: the text comes from the content store
+    from_journal: bool = False  # done earlier in this (resumed) run: results are final

@@ -20,6 +20,8 @@ COMMANDS_MODULE = "sv_scrapy.commands"
 SV_CORPUS_ROOT = os.environ.get("SV_CORPUS_ROOT", str(_PROJECT_DIR / "examples" / "corpus"))
 SV_CONFIG_DIR = os.environ.get("SV_CONFIG_DIR", str(_PROJECT_DIR / "config"))
 SV_OUTPUT_DIR = os.environ.get("SV_OUTPUT_DIR", str(_PROJECT_DIR / "_local" / "source-verify"))
+# where `scrapy crawl audit -a ci=1` writes its reports (the Actions artifact)
+SV_CI_DIR = os.environ.get("SV_CI_DIR", str(_PROJECT_DIR / "_ci" / "source-verify"))
 
 ADDONS = {"sv_scrapy.addon.SvAddon": 0}
 

@@ -73,7 +73,8 @@ class CrawlResult:
 
 
 def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: dict[str, str],
-          args: dict[str, str] | None = None, timeout: float = 180, extra_env: dict[str, str] | None = None) -> CrawlResult:
+          args: dict[str, str] | None = None, timeout: float = 180, extra_env: dict[str, str] | None = None,
+          settings: dict[str, str] | None = None) -> CrawlResult:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SV_") and "proxy" not in k.lower()}
     env.update(proxy_env)
     env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(output),
@@ -82,6 +83,8 @@ def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: d
     cmd = [SCRAPY, "crawl", spider]
     for key, value in (args or {}).items():
         cmd += ["-a", f"{key}={value}"]
+    for key, value in (settings or {}).items():
+        cmd += ["-s", f"{key}={value}"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout)

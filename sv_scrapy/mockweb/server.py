@@ -9,6 +9,7 @@ a test can never leak to the real internet.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import socket
 import ssl
 import struct
@@ -39,6 +40,7 @@ class Route:
     redirect: str = ""  # Location; status defaults to 302
     sequence: list[Route] = field(default_factory=list)  # answers for hit 1, 2, …; the last repeats
     dynamic: Callable[[int], bytes | str] | None = None  # body computed from the hit number
+    etag: bool = True  # send an ETag and answer a matching If-None-Match with 304
 
     def for_hit(self, hit: int) -> Route:
         if self.sequence:
@@ -214,6 +216,13 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         if answer.redirect:
             headers["Location"] = answer.redirect
         body = answer.body_bytes(hit)
+        if answer.etag and entry.status == 200 and not answer.stream_bytes and answer.reset_after < 0:
+            tag = '"' + hashlib.sha1(body).hexdigest()[:16] + '"'
+            headers["ETag"] = tag
+            if self.headers.get("If-None-Match") == tag:
+                entry.status = 304
+                self._send(304, {"ETag": tag}, b"", send_body=False)
+                return
         if answer.gzip:
             body = gzip.compress(body)
             headers["Content-Encoding"] = "gzip"

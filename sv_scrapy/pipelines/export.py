@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
+from scrapy import signals
 
 from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.fetchstatus import UNAVAILABLE
@@ -16,6 +17,7 @@ from sv_scrapy.core.worklist import summary_lines, worklist_stats
 if TYPE_CHECKING:
     from typing import Self
 
+    from scrapy import Spider
     from scrapy.crawler import Crawler
 
 
@@ -34,6 +36,7 @@ class WorklistExportPipeline:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self.records: dict[str, dict[str, Any]] = {}
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -44,11 +47,9 @@ class WorklistExportPipeline:
             self.records.setdefault(record["id"], record)
         return item
 
-    def close_spider(self) -> None:
-        spider = self.crawler.spider
-        assert spider is not None
-        reason = self.crawler.stats.get_value("finish_reason") or "crawl ended early"
-        items = [self.records.get(c["id"]) or unfetched_record(c, f"not fetched ({reason})") for c in spider.claims]
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        why = "not fetched" if reason == "finished" else f"not fetched: the crawl ended early ({reason})"
+        items = [self.records.get(c["id"]) or unfetched_record(c, why) for c in spider.claims]
         stats = worklist_stats(items)
         path = Path(spider.output_dir) / "worklist.json"
         write_json(path, {

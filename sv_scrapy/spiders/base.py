@@ -30,8 +30,9 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-# every non-2xx/3xx status reaches the callback (3xx stay with RedirectMiddleware)
-HANDLED_STATUSES = [*range(400, 600), 999]
+# every non-2xx status reaches the callback; 3xx stay with RedirectMiddleware, but 304
+# (our conditional requests) is an answer, not a redirect
+HANDLED_STATUSES = [304, *range(400, 600), 999]
 
 
 def now_iso() -> str:
@@ -193,6 +194,10 @@ class ClaimSpider(scrapy.Spider):
             truncated="download_stopped" in response.flags and not stopped.startswith("binary"),
             rendered="playwright" in response.flags,
         )
+        if response.status == 304:
+            item.fetch_status, item.not_modified, item.body = OK, True, None
+            yield item
+            return
         challenge = challenge_reason(response.status, headers, title, lv.cloudflare_headers, lv.cloudflare_titles,
                                      lv.indeterminate_status_codes)
         outcome = (UNAVAILABLE, challenge) if challenge else status_outcome(response.status, lv.indeterminate_status_codes)

@@ -1,0 +1,54 @@
+"""One progress line every few seconds: pages done/total, by status, rate, ETA."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from scrapy import signals
+from scrapy.utils.asyncio import AsyncioLoopingCall, create_looping_call
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from twisted.internet.task import LoopingCall
+
+
+class ProgressExtension:
+    def __init__(self, crawler: Crawler, interval: float) -> None:
+        self.crawler = crawler
+        self.interval = interval
+        self.started = time.monotonic()
+        self.task: AsyncioLoopingCall | LoopingCall | None = None
+        crawler.signals.connect(self.opened, signal=signals.spider_opened)
+        crawler.signals.connect(self.closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler, crawler.settings.getfloat("SV_PROGRESS_INTERVAL", 5.0))
+
+    def opened(self, spider: Spider) -> None:
+        self.started = time.monotonic()
+        self.task = create_looping_call(self.log)
+        self.task.start(self.interval, now=False)
+
+    def closed(self, spider: Spider) -> None:
+        if self.task is not None and self.task.running:
+            self.task.stop()
+
+    def log(self) -> None:
+        spider = self.crawler.spider
+        stats = self.crawler.stats.get_stats()
+        by_status = {k.rsplit("/", 1)[-1]: v for k, v in stats.items() if k.startswith("sv/fetch_status/")}
+        done = sum(by_status.values()) + stats.get("sv/audit/resumed_from_journal", 0)
+        total = len({c["source_url"] for c in getattr(spider, "claims", [])})
+        elapsed = time.monotonic() - self.started
+        rate = done / elapsed if elapsed else 0.0
+        eta = (total - done) / rate if rate else float("nan")
+        spider.logger.info(  # type: ignore[union-attr]
+            "progress: %(done)d/%(total)d pages (%(by)s), %(rate).1f pages/s, ETA %(eta)s",
+            {"done": done, "total": total, "by": ", ".join(f"{k} {v}" for k, v in sorted(by_status.items())) or "-",
+             "rate": rate, "eta": f"{eta:.0f} s" if eta == eta else "?"},
+        )

@@ -1,0 +1,87 @@
+"""Write ``audit/audit.json``, ``report.md`` and ``report.html`` when the audit finishes.
+
+Only a crawl that finished writes reports and closes its run in the journal; one that was
+interrupted leaves the run open, so the next ``scrapy crawl audit`` resumes it.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+from scrapy import signals
+
+from sv_scrapy.core.atomic import write_json, write_text
+from sv_scrapy.core.audit import audit_stats
+from sv_scrapy.core.report_html import render_html
+from sv_scrapy.core.report_md import render_markdown
+from sv_scrapy.pipelines.export import unfetched_record
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+
+
+class AuditExportPipeline:
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.records: dict[str, dict[str, Any]] = {}
+        self.urls: dict[str, dict[str, Any]] = {}
+        # spider_closed carries the finish reason; a pipeline's close_spider does not
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def process_item(self, item: Any) -> Any:
+        page = ItemAdapter(item)
+        results = page["results"]
+        for record in results:
+            self.records.setdefault(record["id"], record)
+        not_modified = page["not_modified"] or any(r.get("not_modified") for r in results)
+        self.urls[page["url"]] = {"fetch_status": page["fetch_status"], "not_modified": not_modified}
+        return item
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        if reason != "finished":
+            spider.logger.warning("audit interrupted (%(reason)s): no report written; the next run resumes",
+                                  {"reason": reason})
+            return
+        items = [self.records.get(c["id"]) or unfetched_record(c, "not fetched") for c in spider.claims]
+        run = spider.store.run_info()
+        doc = {
+            "version": 1,
+            "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "params": spider.params,
+            "run": {"run_id": spider.run_id, "resumed": spider.resumed,
+                    "previous_finished_at": run.get("previous_finished_at", "")},
+            "stats": audit_stats(items, self.urls),
+            "items": items,
+        }
+        linter_rows = getattr(spider, "linter_rows", [])
+        out = spider.report_dir
+        write_json(out / "audit.json", doc)
+        write_text(out / "report.md", render_markdown(doc, linter_rows))
+        write_text(out / "report.html", render_html(doc, linter_rows))
+        spider.store.finish_run(spider.run_id)
+        stats = doc["stats"]
+        if spider.params["ci"] and os.environ.get("GITHUB_OUTPUT"):
+            flagged = stats["tokens_absent"] + stats["content_changed"]
+            with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as fh:
+                for key in ("tokens_absent", "stale_changed", "content_changed", "unavailable", "dead"):
+                    fh.write(f"{key}={stats[key]}\n")
+                fh.write(f"flagged={flagged}\nhas_flags={'true' if flagged else 'false'}\n")
+                fh.write(f"report={out / 'report.md'}\n")
+        print(
+            f"audit: {stats['claims']} claim(s) over {stats['urls']} URL(s); "
+            f"⚠️ stale_changed {stats['stale_changed']}, TOKENS_ABSENT {stats['tokens_absent']}, "
+            f"CONTENT_CHANGED {stats['content_changed']}, unavailable {stats['unavailable']}, "
+            f"304 {stats['not_modified_urls']} ({stats['not_modified_pct']:g} %)\n"
+            f"report: {out / 'report.md'}\n        {out / 'report.html'}",
+            flush=True,
+        )

@@ -1,0 +1,100 @@
+"""``scrapy crawl audit``: every claim of the corpus, every cited page re-read (conditional
+requests: an unchanged page answers 304 and is taken from the store), settle-confirmed
+change detection, fail streaks, and the triage report. ``-a ci=1`` writes the reports to
+``_ci/source-verify/`` and appends ``key=value`` lines to ``$GITHUB_OUTPUT``.
+
+Resumable: each URL's result is journalled in the content store as it completes; a run
+killed halfway and started again with the same arguments fetches only what was left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import scrapy
+
+from sv_scrapy.core.claims import Extraction, extract_corpus, scope_matches
+from sv_scrapy.core.errors import ArgumentError
+from sv_scrapy.core.store import ContentStore
+from sv_scrapy.items import PageItem
+from sv_scrapy.runtime import PROJECT_DIR, Runtime
+from sv_scrapy.spiders.base import ClaimSpider, now_iso, parse_bool
+
+PIPELINES = {
+    "sv_scrapy.pipelines.text.TextPipeline": 100,
+    "sv_scrapy.pipelines.pdf.PdfTextPipeline": 200,
+    "sv_scrapy.pipelines.hashes.HashPipeline": 300,
+    "sv_scrapy.pipelines.store.StoreRestorePipeline": 320,
+    "sv_scrapy.pipelines.prefilter.PrefilterPipeline": 400,
+    "sv_scrapy.pipelines.store.StoreUpdatePipeline": 450,
+    "sv_scrapy.pipelines.audit.AuditExportPipeline": 900,
+}
+
+
+class AuditSpider(ClaimSpider):
+    name = "audit"
+    custom_settings: ClassVar[dict[str, Any]] = {
+        "ITEM_PIPELINES": PIPELINES,
+        "EXTENSIONS": {"sv_scrapy.extensions.progress.ProgressExtension": 0},
+    }
+    ARGUMENTS = ("country", "ci")
+
+    store: ContentStore
+    run_id: str
+    resumed: bool
+
+    @classmethod
+    def parse_arguments(cls, raw: Mapping[str, Any]) -> dict[str, Any]:
+        cls.check_known(raw)
+        return {
+            "country": (str(raw["country"]).strip() or None) if "country" in raw else None,
+            "ci": parse_bool("ci", raw.get("ci", "0")),
+        }
+
+    @classmethod
+    def extract(cls, rt: Runtime, p: Mapping[str, Any]) -> Extraction:
+        extraction = extract_corpus(rt.corpus_root, rt.config.hosts, rt.extract_options(country=p["country"]))
+        if p["country"] and not any(scope_matches(s, p["country"]) for s in extraction.scopes_seen):
+            known = ", ".join(sorted(extraction.scopes_seen)) or "none"
+            raise ArgumentError(f"-a country={p['country']!r}: no scope of the corpus matches (known: {known})")
+        return extraction
+
+    def select_claims(self) -> list[dict[str, Any]]:
+        extraction = self.extract(self.runtime, self.params)
+        for problem in extraction.unreadable:
+            self.logger.warning("skipped %(problem)s", {"problem": problem})
+        self.store = ContentStore(Path(self.output_dir) / "store")
+        self.run_id, self.resumed = self.store.begin_run(
+            {"country": self.params["country"], "corpus": str(self.runtime.corpus_root)})
+        if self.resumed:
+            self.logger.info("resuming unfinished audit run %(run)s", {"run": self.run_id})
+        return [c.as_dict() for c in extraction.claims]
+
+    @property
+    def report_dir(self) -> Path:
+        if self.params["ci"]:
+            return Path(self.crawler.settings.get("SV_CI_DIR") or PROJECT_DIR / "_ci" / "source-verify")
+        return Path(self.output_dir) / "audit"
+
+    def request_for(self, url: str) -> scrapy.Request:
+        request = super().request_for(url)
+        entry = self.store.load(url)
+        if entry and entry.fetch_status == "OK" and self.store.text(url) is not None:
+            if entry.etag:
+                request.headers["If-None-Match"] = entry.etag
+            if entry.last_modified:
+                request.headers["If-Modified-Since"] = entry.last_modified
+        return request
+
+    async def start(self) -> AsyncIterator[Any]:
+        async for thing in super().start():
+            if isinstance(thing, scrapy.Request):
+                entry = self.store.load(thing.url)
+                if self.resumed and entry is not None and entry.run_id == self.run_id:
+                    self.crawler.stats.inc_value("sv/audit/resumed_from_journal")
+                    yield PageItem(url=thing.url, claims=self._claims_of(thing.url), from_journal=True,
+                                   fetch_status=entry.fetch_status, results=entry.results, fetched_at=now_iso())
+                    continue
+            yield thing

@@ -1,0 +1,212 @@
+"""`scrapy crawl audit` through the mock web, over consecutive runs of one content store."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+import signal
+import subprocess
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sv_scrapy.mockweb import MockWeb, Route
+
+from .conftest import PROJECT_DIR, SCRAPY
+from .crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
+
+TODAY = datetime.now(UTC).date().isoformat()
+FILLER = "<p>" + "Background on how the duty is assessed and collected. " * 6 + "</p>"
+# what the page *shows*: markup-looking text a hostile or careless page could carry
+INJECTION = html.escape('Taux 5,81 % | <script>alert(1)</script> [click](https://evil.example/x) @maintainer '
+                        '`code` <img src=x onerror=alert(1)> ![img](https://evil.example/i.png)')
+
+
+def body(text: str) -> str:
+    return f"<html><body><h1>Rates</h1><p>{text}</p>{FILLER}</body></html>"
+
+
+PAGES: dict[str, Route] = {
+    # changes after run 1, then stays: confirmed (flagged) on run 3, not on run 2
+    "https://change.audit.gouv.fr/rate": Route(dynamic=lambda hit: body("Taux 5,81 %.") if hit == 1 else body(INJECTION)),
+    # differs on every run: never settles, never flagged
+    "https://ticker.audit.gouv.fr/rate": Route(dynamic=lambda hit: body(f"Taux 5,81 %. Cours du jour {hit * 7}.")),
+    # A, B, A: a revert to the baseline is no change
+    "https://revert.audit.gouv.fr/rate": Route(dynamic=lambda hit: body("Taux 5,81 %." if hit != 2 else "Taux 6,10 %.")),
+    # the same text, re-indented and with a rotating banner hidden from view: no change
+    "https://cosmetic.audit.gouv.fr/rate": Route(dynamic=lambda hit: (
+        f"<html><body>{'  ' * hit}<h1>Rates</h1>\n<p>Taux   5,81 %.</p>{FILLER}"
+        f"<div hidden>banner {hit}</div><input type=hidden name=csrf value=t{hit}></body></html>")),
+    "https://static.audit.gouv.fr/rate": Route(body=body("Taux 5,81 %.")),
+    "https://gone.audit.gouv.fr/rate": Route(status=404),
+}
+LINES = [
+    "- before (2020-01-01 verified): DMTO 5.81 % ([a](https://change.audit.gouv.fr/rate))",
+    f"- after ({TODAY} verified): DMTO 5.81 % ([a](https://change.audit.gouv.fr/rate))",
+    "- ticker (2020-01-01 verified): 5.81 % ([a](https://ticker.audit.gouv.fr/rate))",
+    "- revert (2020-01-01 verified): 5.81 % ([a](https://revert.audit.gouv.fr/rate))",
+    "- cosmetic (2020-01-01 verified): 5.81 % ([a](https://cosmetic.audit.gouv.fr/rate))",
+    "- static (2020-01-01 verified): 5.81 % ([a](https://static.audit.gouv.fr/rate))",
+    "- gone (2020-01-01 verified): 5.81 % ([a](https://gone.audit.gouv.fr/rate))",
+]
+
+
+def by_line(result: CrawlResult) -> dict[int, dict[str, Any]]:
+    doc = json.loads((result.output_dir / "audit" / "audit.json").read_text(encoding="utf-8"))
+    return {item["line_no"]: item for item in doc["items"]}
+
+
+@pytest.fixture(scope="module")
+def three_runs(tmp_path_factory: pytest.TempPathFactory):
+    tmp: Path = tmp_path_factory.mktemp("audit")
+    corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": "# Audit\n\n" + "\n".join(LINES) + "\n"})
+    before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in corpus.rglob("*")  if p.is_file()}
+    config = make_config(tmp / "config", liveness=FAST_LIVENESS)
+    runs, logs = [], []
+    with MockWeb() as web:
+        for route_url, route in PAGES.items():
+            web.route(route_url, route)
+        for _ in range(3):
+            web.clear_log()
+            result = crawl("audit", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env())
+            assert result.returncode == 0, result.stderr[-3000:]
+            runs.append(by_line(result))
+            logs.append(list(web.log))
+    after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in corpus.rglob("*") if p.is_file()}
+    return runs, logs, before == after, tmp / "out"
+
+
+CHANGE_BEFORE, CHANGE_AFTER, TICKER, REVERT, COSMETIC, STATIC, GONE = range(3, 10)
+
+
+def test_a_change_is_flagged_on_the_run_it_settles(three_runs) -> None:
+    runs = three_runs[0]
+    assert [r[CHANGE_BEFORE]["content_changed"] for r in runs] == [False, False, True]
+    assert runs[1][CHANGE_BEFORE]["in_flux"] is True
+
+
+def test_pages_that_never_settle_or_revert_or_only_reflow_are_never_flagged(three_runs) -> None:
+    runs = three_runs[0]
+    for line in (TICKER, REVERT, COSMETIC, STATIC):
+        assert [r[line]["content_changed"] for r in runs] == [False, False, False], line
+
+
+def test_stale_changed_depends_on_the_stamp(three_runs) -> None:
+    last = three_runs[0][2]
+    assert last[CHANGE_BEFORE]["stale_changed"] is True  # verified in 2020, changed since
+    assert last[CHANGE_AFTER]["stale_changed"] is False  # verified today, on the new page
+    assert last[CHANGE_BEFORE]["changed_at"][:10] == TODAY
+
+
+def test_what_changed_around_the_figure(three_runs) -> None:
+    item = three_runs[0][2][CHANGE_BEFORE]
+    assert any("Taux 5,81 %." in e for e in item["previous_excerpts"])
+    assert any("<script>" in e for e in item["excerpts"])  # the JSON keeps the page as written
+    assert any(line.startswith("-") for line in item["change_diff"])
+
+
+def test_run_2_of_an_unchanged_site_is_304s_and_says_so(tmp_path: Path) -> None:
+    urls = [f"https://h{i % 4}.warm.audit.gouv.fr/p{i}" for i in range(12)]
+    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# W\n" + "\n".join(
+        f"- fee €{100 + i} ([p]({u}))" for i, u in enumerate(urls)) + "\n"})
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    with MockWeb() as web:
+        for i, u in enumerate(urls):
+            web.route(u, body=body(f"Fee €{100 + i}."))
+        first = crawl("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env())
+        web.clear_log()
+        second = crawl("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env())
+        statuses = [e.status for e in web.log if e.method == "GET" and "/p" in e.url]
+    assert first.returncode == second.returncode == 0
+    assert len(statuses) == len(urls) and statuses.count(304) / len(statuses) >= 0.9
+    doc = json.loads((tmp_path / "out" / "audit" / "audit.json").read_text(encoding="utf-8"))
+    assert doc["stats"]["not_modified_urls"] == statuses.count(304)
+    assert all(item["prior"] == "TOKENS_PRESENT" for item in doc["items"])  # read from the store
+    assert f"unchanged (HTTP 304): {statuses.count(304)}" in (tmp_path / "out" / "audit" / "report.md").read_text()
+
+
+def test_dead_only_after_the_configured_streak(three_runs) -> None:
+    runs = three_runs[0]
+    assert [r[GONE]["fetch_status"] for r in runs] == ["UNAVAILABLE", "UNAVAILABLE", "DEAD"]
+    assert runs[0][GONE]["note"].startswith("failing (1 of 3)")
+    assert runs[1][GONE]["note"].startswith("failing (2 of 3)")
+
+
+def test_reports_escape_page_text(three_runs) -> None:
+    out = three_runs[3]
+    report_md = (out / "audit" / "report.md").read_text(encoding="utf-8")
+    report_html = (out / "audit" / "report.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert\\(1\\)" in report_md and "\\[click\\]" in report_md  # the excerpt is shown…
+    for raw in ("<script>", "<img", "[click](https://evil", "@maintainer", "![img]"):
+        assert raw not in report_md, raw  # …but inert
+    assert "&lt;script&gt;" in report_html and "<script>" not in report_html and "<img src=x" not in report_html
+    assert "<svg" in report_html and "http://" not in report_html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+
+
+def test_the_corpus_is_byte_identical_after_audits(three_runs) -> None:
+    assert three_runs[2] is True
+
+
+def test_ci_mode_writes_ci_dir_and_github_output(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# C\n- 5.81 % ([a](https://ci.audit.gouv.fr/r))\n"})
+    gh_output = tmp_path / "gh_output"
+    with MockWeb() as web:
+        web.route("https://ci.audit.gouv.fr/r", body=body("Taux 6,32 %."))
+        result = crawl("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
+                       output=tmp_path / "out", proxy_env=web.env(), args={"ci": "1"},
+                       extra_env={"SV_CI_DIR": str(tmp_path / "ci"), "GITHUB_OUTPUT": str(gh_output)})
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (tmp_path / "ci" / "report.md").is_file() and (tmp_path / "ci" / "audit.json").is_file()
+    lines = dict(line.split("=", 1) for line in gh_output.read_text(encoding="utf-8").splitlines())
+    assert lines["tokens_absent"] == "1" and lines["stale_changed"] == "0"
+    assert {"content_changed", "unavailable", "report"} <= set(lines)
+
+
+def _normalised(path: Path) -> list[dict[str, Any]]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return [{k: v for k, v in item.items() if k not in ("fetched_at",)} for item in doc["items"]]
+
+
+def test_kill_9_mid_audit_then_rerun_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    urls = [f"https://resume.audit.gouv.fr/p{i}" for i in range(20)]
+    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# R\n" + "\n".join(
+        f"- fee €{100 + i} ([p]({u}))" for i, u in enumerate(urls)) + "\n"})
+    config = make_config(tmp_path / "config", liveness={**FAST_LIVENESS,
+                                                         "gov_suffix_default": {"concurrency": 1, "interval_ms": 250}})
+    with MockWeb() as web:
+        for i, u in enumerate(urls):
+            web.route(u, body=body(f"Fee €{100 + i}." if i % 3 else "No figure here."))
+        reference = crawl("audit", corpus=corpus, config=config, output=tmp_path / "ref", proxy_env=web.env(),
+                          settings={"SV_PROGRESS_INTERVAL": "1"})
+        assert reference.returncode == 0, reference.stderr[-2000:]
+        progress = [line for line in reference.stderr.splitlines() if "progress: " in line]
+        assert progress and "/20 pages (" in progress[-1] and "pages/s, ETA" in progress[-1]
+        web.clear_log()
+
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SV_") and "proxy" not in k.lower()}
+        env.update(web.env(), SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config),
+                   SV_OUTPUT_DIR=str(tmp_path / "killed"), SV_IGNORE_HTTPS_ERRORS="1")
+        proc = subprocess.Popen([SCRAPY, "crawl", "audit"], cwd=PROJECT_DIR, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        pages = tmp_path / "killed" / "store" / "pages"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(list(pages.glob("*.json")) if pages.is_dir() else []) < 6:
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        done_before_kill = len(list(pages.glob("*.json")))
+        assert 6 <= done_before_kill < len(urls)
+        assert not (tmp_path / "killed" / "audit" / "audit.json").exists()
+
+        resumed = crawl("audit", corpus=corpus, config=config, output=tmp_path / "killed", proxy_env=web.env())
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+        fetched = [e.url for e in web.log if e.method == "GET" and "/p" in e.url]
+    assert len(fetched) == len(set(fetched))  # nothing fetched twice in one run
+    assert len(fetched) <= len(urls) + 1 and len(set(fetched) & {u for u in urls}) == len(set(fetched))
+    assert _normalised(tmp_path / "killed" / "audit" / "audit.json") == _normalised(reference.output_dir / "audit" / "audit.json")
+    assert not list((tmp_path / "killed").rglob("*.tmp"))
