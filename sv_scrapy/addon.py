@@ -14,6 +14,7 @@ import os
 from typing import TYPE_CHECKING
 
 from sv_scrapy import __version__
+from sv_scrapy.render import launch_options
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
@@ -54,5 +55,17 @@ class SvAddon:
             "DOWNLOAD_MAXSIZE": 2 * max(cfg.pdf.max_bytes, cfg.fetch.max_body_bytes),
             "DOWNLOAD_WARNSIZE": 0,
         }
+        if settings.getbool("SV_RENDER_ENABLED", True):
+            handler = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
+            derived.update({
+                "DOWNLOAD_HANDLERS": {"http": handler, "https": handler},
+                "PLAYWRIGHT_BROWSER_TYPE": "chromium",
+                "PLAYWRIGHT_BROWSER_PROVIDER": "sv_scrapy.render.LazyBrowserProvider",
+                "PLAYWRIGHT_LAUNCH_OPTIONS": launch_options(lv.request_timeout_seconds * 2),
+                "PLAYWRIGHT_MAX_CONTEXTS": 1,
+                "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": 4,
+                "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": lv.request_timeout_seconds * 1000,
+                "PLAYWRIGHT_ABORT_REQUEST": "sv_scrapy.render.abort_heavy",
+            })
         for name, value in derived.items():
             settings.set(name, value, priority=PRIORITY)

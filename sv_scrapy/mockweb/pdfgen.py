@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import random
 import zlib
 from collections.abc import Sequence
 
@@ -34,8 +35,11 @@ def _stream(data: bytes, extra: str = "") -> bytes:
     return f"<< /Length {len(packed)} /Filter /FlateDecode {extra}>>\nstream\n".encode() + packed + b"\nendstream"
 
 
-def text_pdf(pages: Sequence[Sequence[str | Sequence[str]]], column_width: int = 150) -> bytes:
-    """One PDF page per entry; each row is a line of text or a list of table cells."""
+def text_pdf(pages: Sequence[Sequence[str | Sequence[str]]], column_width: int = 150, padding: int = 0) -> bytes:
+    """One PDF page per entry; each row is a line of text or a list of table cells.
+
+    ``padding`` adds an unreferenced binary stream of that many bytes (embedded fonts and
+    logos make real schedules weigh hundreds of KB); readers skip it."""
     kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(len(pages)))
     font_ref = 3 + 2 * len(pages)
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>", f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode()]
@@ -53,6 +57,9 @@ def text_pdf(pages: Sequence[Sequence[str | Sequence[str]]], column_width: int =
         )
         objects.append(_stream(b"\n".join(ops)))
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    if padding:
+        noise = random.Random(padding).randbytes(padding)
+        objects.append(f"<< /Length {len(noise)} >>\nstream\n".encode() + noise + b"\nendstream")
     return _assemble(objects)
 
 

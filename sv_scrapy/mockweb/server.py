@@ -41,6 +41,7 @@ class Route:
     sequence: list[Route] = field(default_factory=list)  # answers for hit 1, 2, …; the last repeats
     dynamic: Callable[[int], bytes | str] | None = None  # body computed from the hit number
     etag: bool = True  # send an ETag and answer a matching If-None-Match with 304
+    bandwidth: float = 0.0  # bytes per second for the body (0: as fast as loopback goes)
 
     def for_hit(self, hit: int) -> Route:
         if self.sequence:
@@ -232,11 +233,12 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             elif answer.reset_after >= 0:
                 self._reset(entry.status, headers, body, answer.reset_after)
             else:
-                self._send(entry.status, headers, body, send_body, answer.chunk_delay)
+                self._send(entry.status, headers, body, send_body, answer.chunk_delay, answer.bandwidth)
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError):
             self.close_connection = True
 
-    def _send(self, status: int, headers: dict[str, str], body: bytes, send_body: bool, chunk_delay: float = 0) -> None:
+    def _send(self, status: int, headers: dict[str, str], body: bytes, send_body: bool, chunk_delay: float = 0,
+              bandwidth: float = 0) -> None:
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
@@ -244,7 +246,13 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         self.end_headers()
         if not send_body:
             return
-        if chunk_delay:
+        if bandwidth:
+            for i in range(0, len(body), 65536):
+                piece = body[i : i + 65536]
+                self.wfile.write(piece)
+                self.wfile.flush()
+                time.sleep(len(piece) / bandwidth)
+        elif chunk_delay:
             for i in range(0, len(body), 1024):
                 self.wfile.write(body[i : i + 1024])
                 self.wfile.flush()

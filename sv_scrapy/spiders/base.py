@@ -10,15 +10,18 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
 
 import scrapy
 from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
+from sv_scrapy.addon import ignore_https_errors
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.fetchstatus import EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
 from sv_scrapy.core.safety import host_listed, unsafe_target_reason
-from sv_scrapy.core.text import html_title
+from sv_scrapy.core.shell import shell_signs
+from sv_scrapy.core.text import decode_html, html_title, html_to_text
 from sv_scrapy.downloadermiddlewares.politeness import TargetRefused
 from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
 from sv_scrapy.items import PageItem
@@ -92,6 +95,16 @@ def _failure_note(failure: Failure, attempts: int) -> tuple[str, str]:
     return UNAVAILABLE, f"{name}{tries}: {str(exc)[:160]}"
 
 
+def _render_failure(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    low = str(exc).lower()
+    if "executable doesn't exist" in low or "failed to launch" in low or "no such file" in low or "launch" in low:
+        return f"browser not available ({text[:160]})"
+    if "timeout" in low or "Timeout" in type(exc).__name__:
+        return f"render timeout: {text[:160]}"
+    return f"rendering failed: {type(exc).__name__}: {text[:160]}"
+
+
 class ClaimSpider(scrapy.Spider):
     """Base: ``self.claims`` (selected claim records) decide which URLs are fetched."""
 
@@ -152,14 +165,37 @@ class ClaimSpider(scrapy.Spider):
             return f"excluded host {listed}: {excluded[listed] or 'excluded_hosts'}"
         return None
 
-    def request_for(self, url: str) -> scrapy.Request:
-        return scrapy.Request(
-            url,
-            callback=self.parse_page,
-            errback=self.on_error,
-            dont_filter=True,
-            meta={"sv_url": url, "handle_httpstatus_list": HANDLED_STATUSES, "dont_merge_cookies": True},
-        )
+    def request_for(self, url: str, render_reason: str = "") -> scrapy.Request:
+        meta: dict[str, Any] = {"sv_url": url, "handle_httpstatus_list": HANDLED_STATUSES, "dont_merge_cookies": True}
+        host = urlsplit(url).hostname or ""
+        if not render_reason and host_listed(host, self.runtime.config.fetch.js_spa_hosts):
+            render_reason = "host listed in js_spa_hosts"
+        if render_reason and self.render_enabled:
+            meta.update(playwright=True, sv_render_reason=render_reason, playwright_context="sv",
+                        playwright_context_kwargs={"ignore_https_errors": ignore_https_errors(),
+                                                   # every request the page makes says who we are too
+                                                   "user_agent": self.crawler.settings["USER_AGENT"]})
+        return scrapy.Request(url, callback=self.parse_page, errback=self.on_error, dont_filter=True, meta=meta)
+
+    @property
+    def render_enabled(self) -> bool:
+        return self.crawler.settings.getbool("SV_RENDER_ENABLED", True)
+
+    def _shell_retry(self, response: Response, url: str, ctype: str) -> scrapy.Request | None:
+        """A thin HTML page that looks client-rendered: fetch it once more, through the browser."""
+        if "playwright" in response.flags or response.status != 200 or len(response.body) > 300_000:
+            return None
+        if "html" not in ctype.lower() and ctype:
+            return None
+        _, decoded = decode_html(response.body, ctype or None)
+        signs = shell_signs(decoded, html_to_text(decoded), self.runtime.config.fetch.min_text_chars)
+        if not signs:
+            return None
+        self.crawler.stats.inc_value("sv/render/shell_detected")
+        if not self.render_enabled:
+            response.meta["sv_shell"] = ", ".join(signs)
+            return None
+        return self.request_for(url, render_reason="looks client-rendered: " + ", ".join(signs))
 
     async def start(self) -> AsyncIterator[Any]:
         for url, claims in self.targets().items():
@@ -194,6 +230,10 @@ class ClaimSpider(scrapy.Spider):
             truncated="download_stopped" in response.flags and not stopped.startswith("binary"),
             rendered="playwright" in response.flags,
         )
+        retry = self._shell_retry(response, url, ctype)
+        if retry is not None:
+            yield retry
+            return
         if response.status == 304:
             item.fetch_status, item.not_modified, item.body = OK, True, None
             yield item
@@ -212,6 +252,10 @@ class ClaimSpider(scrapy.Spider):
         else:
             item.fetch_status = OK
             item.note = stopped
+            if response.meta.get("sv_shell"):
+                item.note = f"JavaScript shell ({response.meta['sv_shell']}); rendering is off (SV_RENDER_ENABLED)"
+            elif item.rendered:
+                item.note = f"rendered in Chromium ({response.meta.get('sv_render_reason', 'requested')})"
             if stopped.startswith("binary"):
                 item.body = body[:1024]
         yield item
@@ -220,6 +264,8 @@ class ClaimSpider(scrapy.Spider):
         request = failure.request  # type: ignore[attr-defined]
         url = request.meta["sv_url"]
         status, note = _failure_note(failure, request.meta.get("retry_times", 0) + 1)
+        if request.meta.get("playwright") and status == UNAVAILABLE:
+            note = _render_failure(failure.value)
         self.crawler.stats.inc_value(f"sv/spider/failure/{type(failure.value).__name__}")
         yield PageItem(url=url, claims=self._claims_of(url), fetch_status=status, note=note, fetched_at=now_iso(),
                        final_url=request.url)
