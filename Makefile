@@ -35,6 +35,7 @@ demo: install
 bench: install
 	$(BIN)/python bench/extract.py
 	$(BIN)/python bench/crawl.py
+	$(BIN)/python bench/render.py
 
 clean:
 	rm -rf _local _ci .pytest_cache
