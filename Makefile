@@ -36,6 +36,7 @@ bench: install
 	$(BIN)/python bench/extract.py
 	$(BIN)/python bench/crawl.py
 	$(BIN)/python bench/render.py
+	$(BIN)/python bench/llm_cost.py
 
 clean:
 	rm -rf _local _ci .pytest_cache

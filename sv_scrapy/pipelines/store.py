@@ -122,3 +122,24 @@ class StoreUpdatePipeline:
             page["note"] = f"failing ({min(streak, self.dead_after)} of {self.dead_after}): {page['note']}"
             return True
         return False
+
+
+class StoreTextPipeline:
+    """For the worklist: keep each page's text (and a scan's bytes) for ``scrapy verify``,
+    without touching the audit's change-detection state."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def process_item(self, item: Any) -> Any:
+        page = ItemAdapter(item)
+        store = self.crawler.spider.store  # type: ignore[union-attr]
+        if page["text"]:
+            store.save_text(page["url"], page["text"])
+        if page["pdf_no_text"] and page["body"]:
+            store.save_pdf(page["url"], page["body"])
+        return item

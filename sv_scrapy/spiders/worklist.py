@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any, ClassVar
 
 from sv_scrapy.core.claims import Extraction, extract_corpus, scope_matches
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.sampling import select_sample
+from sv_scrapy.core.store import ContentStore
 from sv_scrapy.runtime import Runtime
 from sv_scrapy.spiders.base import ClaimSpider, parse_bool, parse_date, parse_int
 
@@ -18,6 +20,7 @@ PIPELINES = {
     "sv_scrapy.pipelines.pdf.PdfTextPipeline": 200,
     "sv_scrapy.pipelines.hashes.HashPipeline": 300,
     "sv_scrapy.pipelines.prefilter.PrefilterPipeline": 400,
+    "sv_scrapy.pipelines.store.StoreTextPipeline": 450,
     "sv_scrapy.pipelines.export.WorklistExportPipeline": 900,
 }
 
@@ -52,6 +55,7 @@ class WorklistSpider(ClaimSpider):
     def select_claims(self) -> list[dict[str, Any]]:
         rt, p = self.runtime, self.params
         extraction = self.extract(rt, p)
+        self.store = ContentStore(Path(self.output_dir) / "store")
         for problem in extraction.unreadable:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
         size = rt.config.sampling.default_sample if p["sample"] is None else p["sample"]

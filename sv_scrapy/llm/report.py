@@ -1,0 +1,61 @@
+"""The human-review report of ``scrapy verify`` (Markdown; the JSON beside it has it all)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sv_scrapy.core.escape import md, md_code
+from sv_scrapy.core.report_md import md_url
+from sv_scrapy.llm.schema import ORDER
+
+HEADER = (
+    "> **Decision support, not a verdict on the world.** A `MATCH` means *the page you linked says this*, "
+    "not *this is true*, and it authorises no re-stamp of `Last verified`: re-stamping is a human decision "
+    "over the whole claim. Every quote below was checked against the fetched page (or the API's citations "
+    "of the PDF we sent); answers that failed a check were downgraded, and the downgrade is shown. "
+    "No playbook was edited."
+)
+
+
+def sort_key(v: Mapping[str, Any]) -> tuple[int, str, int]:
+    return ORDER.get(v["verdict"], 9), v["scope"], int(v["line_no"])
+
+
+def render_verify_markdown(doc: Mapping[str, Any]) -> str:
+    verdicts: Sequence[Mapping[str, Any]] = doc["verdicts"]
+    counts = Counter(v["verdict"] for v in verdicts)
+    usage = doc["usage"]
+    out = [
+        f"# Source verification — {md(doc['scope'])} — {md(doc['generated_at'][:10])}",
+        "",
+        HEADER,
+        "",
+        f"Model `{md(doc['model'])}` · mode {md(doc['mode'])} · {len(verdicts)} claim(s) · "
+        f"{usage['calls']} model call(s) · input tokens {usage['input_tokens']:,} · output {usage['output_tokens']:,} · "
+        f"cost ≈ ${usage['cost_usd']:.4f} (estimated beforehand ${doc['estimate']['cost_usd']:.4f})",
+        "",
+        "| verdict | claims |",
+        "|---|---|",
+        *[f"| {md_code(k)} | {counts[k]} |" for k in sorted(counts, key=lambda k: ORDER.get(k, 9))],
+        "",
+        f"Guardrail downgrades: {sum(1 for v in verdicts if v.get('guardrail_actions'))}",
+        "",
+    ]
+    for v in sorted(verdicts, key=sort_key):
+        out += [
+            f"## {md_code(v['verdict'])} {md_code(str(v['scope']) + ':' + str(v['line_no']))} — confidence "
+            f"{md(v.get('confidence', ''))}",
+            "",
+            f"- claim: {md(v.get('claim_text', ''), 400)}",
+            f"- cited page: {md_url(v['source_url'])} ({md(v.get('source_tier', ''))}; prefilter "
+            f"{md(v.get('prior', ''))})",
+            f"- source says: {'«' + md(v['source_says'], 500) + '»' if v.get('source_says') else '_(no quote)_'}",
+            f"- note: {md(v.get('note', ''), 400)}",
+        ]
+        if v.get("guardrail_actions"):
+            out.append(f"- guardrails (model said {md_code(str(v.get('model_verdict')))}): "
+                       + "; ".join(md(a, 200) for a in v["guardrail_actions"]))
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
