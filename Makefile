@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEPS_STAMP := $(VENV)/.deps-stamp
 
-.PHONY: install system-deps lint test demo bench clean
+.PHONY: install system-deps lint test demo bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
 
 install: $(DEPS_STAMP) system-deps
 
@@ -37,6 +37,24 @@ bench: install
 	$(BIN)/python bench/crawl.py
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/llm_cost.py
+
+# scrapyd: loopback, dirs under _local/scrapyd/ (scrapyd.conf); the monthly schedule is
+# deploy/crontab or deploy/sv-scrapy-audit.timer calling the same entry point as scrapyd-schedule
+scrapyd-start: install
+	mkdir -p _local/scrapyd
+	$(BIN)/scrapyd --pidfile=_local/scrapyd/scrapyd.pid > _local/scrapyd/scrapyd.log 2>&1 &
+	@echo "scrapyd starting on http://127.0.0.1:6800 (log: _local/scrapyd/scrapyd.log)"
+
+scrapyd-deploy: install
+	$(BIN)/scrapyd-deploy
+
+scrapyd-schedule: install
+	$(BIN)/python -m sv_scrapy.ops.schedule --url http://127.0.0.1:6800 \
+		--corpus "$${SV_CORPUS_ROOT:-examples/corpus}" --config "$${SV_CONFIG_DIR:-config}" \
+		--output "$${SV_OUTPUT_DIR:-_local/source-verify}"
+
+check-citations: install
+	$(BIN)/scrapy check-citations
 
 clean:
 	rm -rf _local _ci .pytest_cache

@@ -17,6 +17,7 @@ import scrapy
 
 from sv_scrapy.core.claims import Extraction, extract_corpus, scope_matches
 from sv_scrapy.core.errors import ArgumentError
+from sv_scrapy.core.linter import lint_corpus
 from sv_scrapy.core.store import ContentStore
 from sv_scrapy.items import PageItem
 from sv_scrapy.runtime import PROJECT_DIR, Runtime
@@ -65,6 +66,11 @@ class AuditSpider(ClaimSpider):
         extraction = self.extract(self.runtime, self.params)
         for problem in extraction.unreadable:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
+        rt = self.runtime
+        # the portal-root linter's backlog rides along in the report (static, no network)
+        self.linter_rows = [r.as_dict() for r in lint_corpus(
+            rt.corpus_root, rt.config.hosts, rt.extract_options(country=self.params["country"]),
+            rt.config.root_url_allowlist)]
         self.store = ContentStore(Path(self.output_dir) / "store")
         self.run_id, self.resumed = self.store.begin_run(
             {"country": self.params["country"], "corpus": str(self.runtime.corpus_root)})

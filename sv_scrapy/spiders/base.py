@@ -121,7 +121,8 @@ class ClaimSpider(scrapy.Spider):
 
     @classmethod
     def check_known(cls, raw: Mapping[str, Any]) -> None:
-        unknown = sorted(set(raw) - set(cls.ARGUMENTS))
+        # scrapyd adds its own "_job" argument; names starting with "_" are the runner's
+        unknown = sorted(k for k in set(raw) - set(cls.ARGUMENTS) if not k.startswith("_"))
         if unknown:
             raise ArgumentError(
                 f"unknown spider argument -a {unknown[0]} (known: {', '.join(cls.ARGUMENTS) or 'none'})"

@@ -1,0 +1,1 @@
+"""Operations: the monthly schedule entry point for scrapyd."""
