@@ -15,12 +15,10 @@ from typing import Any, ClassVar
 
 import scrapy
 
-from sv_scrapy.core.claims import Extraction, extract_corpus, scope_matches
-from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.linter import lint_corpus
 from sv_scrapy.core.store import ContentStore
 from sv_scrapy.items import PageItem
-from sv_scrapy.runtime import PROJECT_DIR, Runtime
+from sv_scrapy.runtime import PROJECT_DIR
 from sv_scrapy.spiders.base import ClaimSpider, now_iso, parse_bool
 
 PIPELINES = {
@@ -53,14 +51,6 @@ class AuditSpider(ClaimSpider):
             "country": (str(raw["country"]).strip() or None) if "country" in raw else None,
             "ci": parse_bool("ci", raw.get("ci", "0")),
         }
-
-    @classmethod
-    def extract(cls, rt: Runtime, p: Mapping[str, Any]) -> Extraction:
-        extraction = extract_corpus(rt.corpus_root, rt.config.hosts, rt.extract_options(country=p["country"]))
-        if p["country"] and not any(scope_matches(s, p["country"]) for s in extraction.scopes_seen):
-            known = ", ".join(sorted(extraction.scopes_seen)) or "none"
-            raise ArgumentError(f"-a country={p['country']!r}: no scope of the corpus matches (known: {known})")
-        return extraction
 
     def select_claims(self) -> list[dict[str, Any]]:
         extraction = self.extract(self.runtime, self.params)

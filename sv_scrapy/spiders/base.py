@@ -17,6 +17,7 @@ from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
 from sv_scrapy.addon import ignore_https_errors
+from sv_scrapy.core.claims import Extraction, extract_corpus, scope_matches
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.fetchstatus import EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
 from sv_scrapy.core.safety import host_listed, unsafe_target_reason
@@ -112,6 +113,7 @@ class ClaimSpider(scrapy.Spider):
 
     runtime: Runtime
     claims: list[dict[str, Any]]
+    by_url: dict[str, list[dict[str, Any]]]  # the claims citing each URL, one request each
     params: dict[str, Any]
     output_dir: str
 
@@ -135,14 +137,25 @@ class ClaimSpider(scrapy.Spider):
         spider.params = cls.parse_arguments(kwargs)
         spider.output_dir = str(spider.runtime.output_dir)
         spider.claims = spider.select_claims()
+        spider.by_url = {}
+        for claim in spider.claims:
+            spider.by_url.setdefault(claim["source_url"], []).append(claim)
         return spider
 
     def select_claims(self) -> list[dict[str, Any]]:  # pragma: no cover
         raise NotImplementedError
 
     @classmethod
-    def extract(cls, rt: Runtime, params: Mapping[str, Any]) -> Any:  # pragma: no cover
-        raise NotImplementedError
+    def extract(cls, rt: Runtime, params: Mapping[str, Any]) -> Extraction:
+        """The claims in scope; a ``country`` that matches no scope is the user's mistake."""
+        opts = rt.extract_options(include_secondary=params.get("include_secondary", False),
+                                  country=params.get("country"), section=params.get("section"))
+        extraction = extract_corpus(rt.corpus_root, rt.config.hosts, opts)
+        country = params.get("country")
+        if country and not any(scope_matches(s, country) for s in extraction.scopes_seen):
+            known = ", ".join(sorted(extraction.scopes_seen)) or "none"
+            raise ArgumentError(f"-a country={country!r}: no scope of the corpus matches (known: {known})")
+        return extraction
 
     @classmethod
     def preflight(cls, settings: Mapping[str, Any], raw: Mapping[str, Any]) -> None:
@@ -150,18 +163,12 @@ class ClaimSpider(scrapy.Spider):
         the crawler starts; raises an ``SvError`` with one line."""
         cls.extract(resolve(settings), cls.parse_arguments(raw))
 
-    def targets(self) -> dict[str, list[dict[str, Any]]]:
-        by_url: dict[str, list[dict[str, Any]]] = {}
-        for claim in self.claims:
-            by_url.setdefault(claim["source_url"], []).append(claim)
-        return by_url
-
     def refusal(self, url: str) -> str | None:
         reason = unsafe_target_reason(url)
         if reason:
             return reason
         excluded = self.runtime.config.liveness.excluded_hosts
-        listed = host_listed(url.split("/")[2].split("@")[-1].split(":")[0], excluded)
+        listed = host_listed(urlsplit(url).hostname or "", excluded)
         if listed:
             return f"excluded host {listed}: {excluded[listed] or 'excluded_hosts'}"
         return None
@@ -199,7 +206,7 @@ class ClaimSpider(scrapy.Spider):
         return self.request_for(url, render_reason="looks client-rendered: " + ", ".join(signs))
 
     async def start(self) -> AsyncIterator[Any]:
-        for url, claims in self.targets().items():
+        for url, claims in self.by_url.items():
             reason = self.refusal(url)
             if reason:
                 self.crawler.stats.inc_value("sv/spider/excluded")
@@ -208,12 +215,7 @@ class ClaimSpider(scrapy.Spider):
             yield self.request_for(url)
 
     def _claims_of(self, url: str) -> list[dict[str, Any]]:
-        return self._by_url().get(url, [])
-
-    def _by_url(self) -> dict[str, list[dict[str, Any]]]:
-        if not hasattr(self, "_targets_cache"):
-            self._targets_cache = self.targets()
-        return self._targets_cache
+        return self.by_url.get(url, [])
 
     def parse_page(self, response: Response) -> Any:
         url = response.meta["sv_url"]

@@ -8,11 +8,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sv_scrapy.core.claims import Extraction, extract_corpus, scope_matches
-from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.sampling import select_sample
 from sv_scrapy.core.store import ContentStore
-from sv_scrapy.runtime import Runtime
 from sv_scrapy.spiders.base import ClaimSpider, parse_bool, parse_date, parse_int
 
 PIPELINES = {
@@ -29,15 +26,6 @@ class WorklistSpider(ClaimSpider):
     name = "worklist"
     custom_settings: ClassVar[dict[str, Any]] = {"ITEM_PIPELINES": PIPELINES}
     ARGUMENTS = ("country", "section", "sample", "include_secondary", "seed", "as_of")
-
-    @classmethod
-    def extract(cls, rt: Runtime, p: Mapping[str, Any]) -> Extraction:
-        opts = rt.extract_options(include_secondary=p["include_secondary"], country=p["country"], section=p["section"])
-        extraction = extract_corpus(rt.corpus_root, rt.config.hosts, opts)
-        if p["country"] and not any(scope_matches(s, p["country"]) for s in extraction.scopes_seen):
-            known = ", ".join(sorted(extraction.scopes_seen)) or "none"
-            raise ArgumentError(f"-a country={p['country']!r}: no scope of the corpus matches (known: {known})")
-        return extraction
 
     @classmethod
     def parse_arguments(cls, raw: Mapping[str, Any]) -> dict[str, Any]:
