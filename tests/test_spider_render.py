@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -109,3 +110,14 @@ def test_without_a_browser_the_shell_stays_unavailable(tmp_path: Path) -> None:
     (item,) = result.worklist()["items"]
     assert (item["fetch_status"], item["prior"]) == ("UNAVAILABLE", "SOURCE_UNAVAILABLE")
     assert "browser not available" in item["note"]
+
+
+def test_the_audit_renders_shells_too(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# R\n" + LINES["shell"] + "\n"})
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    with MockWeb() as web:
+        site(web)
+        result = crawl("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env())
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    (item,) = json.loads((tmp_path / "out" / "audit" / "audit.json").read_text(encoding="utf-8"))["items"]
+    assert (item["prior"], item["rendered"]) == ("TOKENS_PRESENT", True)

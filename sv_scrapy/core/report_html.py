@@ -38,7 +38,9 @@ def chart(counts: Mapping[str, Mapping[str, int]]) -> str:
     bar_w, row_h, label_w = 520, 22, 170
     biggest = max(sum(c.values()) for c in counts.values()) or 1
     height = row_h * len(counts) + 40
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 60}" height="{height}" '
+    legend_w = sum(14 + 7.2 * len(p) + 12 for p in PRIORS)
+    width = int(max(label_w + bar_w + 60, label_w + legend_w))
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'role="img" aria-label="priors per scope">']
     for row, (scope, by_prior) in enumerate(counts.items()):
         y = row * row_h + 4

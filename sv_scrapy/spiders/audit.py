@@ -74,8 +74,8 @@ class AuditSpider(ClaimSpider):
             return Path(self.crawler.settings.get("SV_CI_DIR") or PROJECT_DIR / "_ci" / "source-verify")
         return Path(self.output_dir) / "audit"
 
-    def request_for(self, url: str) -> scrapy.Request:
-        request = super().request_for(url)
+    def request_for(self, url: str, render_reason: str = "") -> scrapy.Request:
+        request = super().request_for(url, render_reason)
         entry = self.store.load(url)
         if entry and entry.fetch_status == "OK" and self.store.text(url) is not None:
             if entry.etag:
