@@ -256,3 +256,12 @@ def test_corpus_is_untouched(run: tuple[CrawlResult, MockWeb], tmp_path: Path) -
     # the playbook is read, never written: its text is exactly what the fixture wrote
     corpus_file = run[0].output_dir.parent / "corpus" / "countries" / "xx" / "playbook.md"
     assert corpus_file.read_text(encoding="utf-8").startswith("# Test")
+
+
+def test_scans_keep_their_bytes_and_pages_their_text_for_verify(run: tuple[CrawlResult, MockWeb]) -> None:
+    from sv_scrapy.core.store import ContentStore
+
+    store = ContentStore(run[0].output_dir / "store")
+    assert store.pdf_path(CASES["scan"][1]).read_bytes().startswith(b"%PDF-")
+    assert not store.pdf_path(CASES["pdf"][1]).exists()  # read as text: no bytes kept
+    assert "5,81 %" in (store.text(CASES["present"][1]) or "")

@@ -6,7 +6,14 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
+from sv_scrapy.core.fetchstatus import BINARY
 from sv_scrapy.core.text import content_hash, raw_hash
+
+
+def keeps_pdf_bytes(page: ItemAdapter) -> bool:
+    """A PDF we did not turn into text (a scan, or extraction switched off) keeps its bytes:
+    ``scrapy verify`` sends them to the model as a document."""
+    return bool(page["body"]) and page["kind"] == "pdf" and (page["pdf_no_text"] or page["fetch_status"] == BINARY)
 
 
 class HashPipeline:
@@ -17,6 +24,6 @@ class HashPipeline:
             page["raw_hash"] = raw_hash(body)
         if page["text"]:
             page["content_hash"] = content_hash(page["text"])
-        if not page["pdf_no_text"]:
-            page["body"] = None  # the text is what we keep; a scan's bytes go to the LLM layer
+        if not keeps_pdf_bytes(page):
+            page["body"] = None  # the text is what we keep; an unread PDF's bytes go to the LLM layer
         return item

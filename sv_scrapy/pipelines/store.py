@@ -10,6 +10,7 @@ from itemadapter import ItemAdapter
 from sv_scrapy.core.changes import changed_lines, fail_streak, settle, stale_changed
 from sv_scrapy.core.fetchstatus import BINARY, DEAD, EXCLUDED, OK, ROBOTS, UNAVAILABLE
 from sv_scrapy.core.store import Entry
+from sv_scrapy.pipelines.hashes import keeps_pdf_bytes
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ class StoreUpdatePipeline:
                 store.save_text(url, page["text"])
             if state.stable_hash == page["content_hash"] and (changed or old_stable_text is None):
                 store.save_stable_text(url, page["text"])
-        if page["pdf_no_text"] and page["body"]:
+        if keeps_pdf_bytes(page):
             store.save_pdf(url, page["body"])
 
         for record in page["results"]:
@@ -140,6 +141,6 @@ class StoreTextPipeline:
         store = self.crawler.spider.store  # type: ignore[union-attr]
         if page["text"]:
             store.save_text(page["url"], page["text"])
-        if page["pdf_no_text"] and page["body"]:
+        if keeps_pdf_bytes(page):
             store.save_pdf(page["url"], page["body"])
         return item
