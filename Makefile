@@ -22,6 +22,7 @@ system-deps:
 
 lint: install
 	$(BIN)/ruff check sv_scrapy tests bench tools
+	$(BIN)/mypy
 
 test: install lint
 	$(BIN)/python -m pytest -W error -q

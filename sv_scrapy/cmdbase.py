@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from scrapy.commands import ScrapyCommand
 
@@ -19,7 +19,7 @@ class SvCommand(ScrapyCommand):
 
     requires_project = True
     requires_crawler_process = False
-    default_settings: dict[str, Any] = {"LOG_ENABLED": False}
+    default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
     name = "sv"
 
     def fail(self, message: str) -> None:

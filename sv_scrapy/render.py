@@ -87,7 +87,7 @@ def abort_heavy(request: Any) -> bool:
     return request.resource_type in ABORTED_RESOURCES
 
 
-class LazyBrowserProvider(PlaywrightBrowserProvider):
+class LazyBrowserProvider(PlaywrightBrowserProvider):  # type: ignore[misc]  # untyped base
     """Start Playwright's driver only when the first page needs a browser."""
 
     async def start(self) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 
+from sv_scrapy.config import Liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, backoff_seconds, parse_retry_after
 from sv_scrapy.downloadermiddlewares.politeness import HOLD_HOST, NOT_BEFORE
 from sv_scrapy.runtime import load_cached
@@ -21,12 +22,15 @@ from sv_scrapy.runtime import load_cached
 if TYPE_CHECKING:
     from typing import Self
 
-    from scrapy import Request
+    from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
 
 class BackoffRetryMiddleware(RetryMiddleware):
+    liveness: Liveness
+    rng: random.Random
+
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         mw = super().from_crawler(crawler)
@@ -42,19 +46,19 @@ class BackoffRetryMiddleware(RetryMiddleware):
                 retry.meta[HOLD_HOST] = until
         return retry
 
-    def process_response(self, request: Request, response: Response) -> Request | Response:
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Request | Response:
         if request.meta.get("dont_retry") or response.status not in self.retry_http_codes:
             return response
         asked = parse_retry_after(response.headers.get(b"Retry-After"))
         if asked is not None and asked > RETRY_AFTER_CAP_SECONDS:
-            response.meta["sv_retry_after_refused"] = asked  # type: ignore[attr-defined]
+            response.meta["sv_retry_after_refused"] = asked
             return response
         attempt = request.meta.get("retry_times", 0) + 1
         wait = asked if asked is not None else backoff_seconds(attempt, self.liveness, self.rng)
         retry = self._retry(request, f"http {response.status}")
         return self._schedule(retry, wait, hold_host=asked is not None) or response
 
-    def process_exception(self, request: Request, exception: Exception) -> Request | None:
+    def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> Request | None:
         if request.meta.get("dont_retry") or not isinstance(exception, self.exceptions_to_retry):
             return None
         attempt = request.meta.get("retry_times", 0) + 1

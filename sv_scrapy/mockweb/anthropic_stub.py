@@ -26,7 +26,7 @@ def count_input_tokens(params: dict[str, Any]) -> int:
     tokens = 0
     for message in params.get("messages", []):
         content = message.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
         for block in blocks:
             if block.get("type") == "text":
                 chars += len(block.get("text", ""))
@@ -142,7 +142,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _body(self) -> dict[str, Any]:
         length = int(self.headers.get("Content-Length") or 0)
-        return json.loads(self.rfile.read(length) or b"{}")
+        body: dict[str, Any] = json.loads(self.rfile.read(length) or b"{}")
+        return body
 
     def do_POST(self) -> None:  # noqa: N802
         params = self._body()  # always read the body: the connection is kept alive

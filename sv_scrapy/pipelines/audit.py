@@ -22,8 +22,9 @@ from sv_scrapy.pipelines.export import unfetched_record
 if TYPE_CHECKING:
     from typing import Self
 
-    from scrapy import Spider
     from scrapy.crawler import Crawler
+
+    from sv_scrapy.spiders.audit import AuditSpider
 
 
 class AuditExportPipeline:
@@ -47,29 +48,29 @@ class AuditExportPipeline:
         self.urls[page["url"]] = {"fetch_status": page["fetch_status"], "not_modified": not_modified}
         return item
 
-    def spider_closed(self, spider: Spider, reason: str) -> None:
+    def spider_closed(self, spider: AuditSpider, reason: str) -> None:
         if reason != "finished":
             spider.logger.warning("audit interrupted (%(reason)s): no report written; the next run resumes",
                                   {"reason": reason})
             return
         items = [self.records.get(c["id"]) or unfetched_record(c, "not fetched") for c in spider.claims]
         run = spider.store.run_info()
-        doc = {
+        stats = audit_stats(items, self.urls)
+        doc: dict[str, Any] = {
             "version": 1,
             "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "params": spider.params,
             "run": {"run_id": spider.run_id, "resumed": spider.resumed,
                     "previous_finished_at": run.get("previous_finished_at", "")},
-            "stats": audit_stats(items, self.urls),
+            "stats": stats,
             "items": items,
         }
-        linter_rows = getattr(spider, "linter_rows", [])
+        linter_rows = spider.linter_rows
         out = spider.report_dir
         write_json(out / "audit.json", doc)
         write_text(out / "report.md", render_markdown(doc, linter_rows))
         write_text(out / "report.html", render_html(doc, linter_rows))
         spider.store.finish_run(spider.run_id)
-        stats = doc["stats"]
         if spider.params["ci"] and os.environ.get("GITHUB_OUTPUT"):
             flagged = stats["tokens_absent"] + stats["content_changed"]
             with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as fh:

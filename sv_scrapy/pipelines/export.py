@@ -17,8 +17,9 @@ from sv_scrapy.core.worklist import summary_lines, worklist_stats
 if TYPE_CHECKING:
     from typing import Self
 
-    from scrapy import Spider
     from scrapy.crawler import Crawler
+
+    from sv_scrapy.spiders.base import ClaimSpider
 
 
 def unfetched_record(claim: dict[str, Any], why: str) -> dict[str, Any]:
@@ -47,7 +48,7 @@ class WorklistExportPipeline:
             self.records.setdefault(record["id"], record)
         return item
 
-    def spider_closed(self, spider: Spider, reason: str) -> None:
+    def spider_closed(self, spider: ClaimSpider, reason: str) -> None:
         why = "not fetched" if reason == "finished" else f"not fetched: the crawl ended early ({reason})"
         items = [self.records.get(c["id"]) or unfetched_record(c, why) for c in spider.claims]
         stats = worklist_stats(items)

@@ -67,7 +67,9 @@ class StoreUpdatePipeline:
         streak = fail_streak(entry.fail_streak, status in (OK, BINARY)) if counts else 0
         restated = self._streak_status(page, status, streak)
 
-        changed, in_flux, previous, diff = False, False, {}, []
+        changed, in_flux = False, False
+        previous: dict[str, list[str]] = {}
+        diff: list[str] = []
         state = entry.state
         if page["content_hash"]:
             old_stable_text = store.stable_text(url)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import scrapy
 
@@ -34,7 +34,7 @@ PIPELINES = {
 
 class AuditSpider(ClaimSpider):
     name = "audit"
-    custom_settings: ClassVar[dict[str, Any]] = {
+    custom_settings: dict[str, Any] | None = {
         "ITEM_PIPELINES": PIPELINES,
         "EXTENSIONS": {"sv_scrapy.extensions.progress.ProgressExtension": 0},
     }
@@ -42,6 +42,7 @@ class AuditSpider(ClaimSpider):
 
     store: ContentStore
     run_id: str
+    linter_rows: list[dict[str, object]]
     resumed: bool
 
     @classmethod

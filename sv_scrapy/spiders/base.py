@@ -268,7 +268,7 @@ class ClaimSpider(scrapy.Spider):
         url = request.meta["sv_url"]
         status, note = _failure_note(failure, request.meta.get("retry_times", 0) + 1)
         if request.meta.get("playwright") and status == UNAVAILABLE:
-            note = _render_failure(failure.value)
+            note = _render_failure(failure.value or Exception("unknown"))
         self.crawler.stats.inc_value(f"sv/spider/failure/{type(failure.value).__name__}")
         yield PageItem(url=url, claims=self._claims_of(url), fetch_status=status, note=note, fetched_at=now_iso(),
                        final_url=request.url)

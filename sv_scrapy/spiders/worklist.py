@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from sv_scrapy.core.sampling import select_sample
 from sv_scrapy.core.store import ContentStore
@@ -24,7 +24,7 @@ PIPELINES = {
 
 class WorklistSpider(ClaimSpider):
     name = "worklist"
-    custom_settings: ClassVar[dict[str, Any]] = {"ITEM_PIPELINES": PIPELINES}
+    custom_settings: dict[str, Any] | None = {"ITEM_PIPELINES": PIPELINES}
     ARGUMENTS = ("country", "section", "sample", "include_secondary", "seed", "as_of")
 
     @classmethod
