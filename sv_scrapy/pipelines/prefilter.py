@@ -31,7 +31,7 @@ def page_prior(page: ItemAdapter, values: list[dict[str, Any]], settings: Prefil
     status = page["fetch_status"]
     if status == OK and page["pdf_no_text"]:
         return prior_without_text(values, PDF_NO_TEXT, page["note"])
-    if status == OK and page["kind"] in ("html", "text", "pdf") or index is not None:
+    if status == OK and (index is not None or page["kind"] in ("html", "text", "pdf")):
         # an empty text is a thin page: prior_for_text says "indeterminate", never absent
         hosts = [urlsplit(page["url"]).hostname or "", urlsplit(page["final_url"] or page["url"]).hostname or ""]
         return prior_for_text(values, page["text"], hosts, settings, index)
