@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 
-class StoreRestorePipeline:
-    """A 304 carries no body: take the text and hashes of the stored copy."""
+class _CrawlerPipeline:
+    """A pipeline that only needs the crawler (its spider holds the content store)."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -28,6 +28,10 @@ class StoreRestorePipeline:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
+
+
+class StoreRestorePipeline(_CrawlerPipeline):
+    """A 304 carries no body: take the text and hashes of the stored copy."""
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
@@ -127,16 +131,9 @@ class StoreUpdatePipeline:
         return False
 
 
-class StoreTextPipeline:
+class StoreTextPipeline(_CrawlerPipeline):
     """For the worklist: keep each page's text (and a scan's bytes) for ``scrapy verify``,
     without touching the audit's change-detection state."""
-
-    def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler)
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
