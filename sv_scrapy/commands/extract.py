@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.atomic import write_json
-from sv_scrapy.core.claims import extract_corpus, extraction_stats, scope_matches
+from sv_scrapy.core.claims import extract_corpus, extraction_stats, unknown_scope
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.sampling import stamp_age_days
 
@@ -54,9 +54,9 @@ class Command(SvCommand):
         result = extract_corpus(rt.corpus_root, rt.config.hosts, options)
         for problem in result.unreadable:
             print(f"warning: skipped {problem}", file=sys.stderr)
-        if opts.country and not any(scope_matches(s, opts.country) for s in result.scopes_seen):
-            known = ", ".join(sorted(result.scopes_seen)) or "none"
-            raise ArgumentError(f"--country {opts.country!r}: no scope of the corpus matches (known: {known})")
+        error = unknown_scope(result, opts.country, "--country ")
+        if error:
+            raise error
         stats = extraction_stats(result) | {"as_of": as_of.isoformat()}
         if opts.json:
             records = []

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sv_scrapy.core.errors import CorpusError
+from sv_scrapy.core.errors import ArgumentError, CorpusError
 from sv_scrapy.core.hosts import SECONDARY, HostRules
 from sv_scrapy.core.links import attribute, find_links, mask_urls, pointer_flags
 from sv_scrapy.core.stamps import Stamp, mask_stamp_dates, parse_file_stamp, parse_line_stamp
@@ -98,6 +98,14 @@ def scope_matches(scope: str, wanted: str | None) -> bool:
         return True
     wanted = wanted.strip("/").lower()
     return scope == wanted or scope.endswith("/" + wanted) or scope.startswith(wanted + "/")
+
+
+def unknown_scope(ex: Extraction, wanted: str | None, flag: str) -> ArgumentError | None:
+    """A ``--country``/``-a country`` that matches no scope of the corpus is a mistake."""
+    if not wanted or any(scope_matches(s, wanted) for s in ex.scopes_seen):
+        return None
+    known = ", ".join(sorted(ex.scopes_seen)) or "none"
+    return ArgumentError(f"{flag}{wanted!r}: no scope of the corpus matches (known: {known})")
 
 
 def claim_id(scope: str, line_no: int, url: str) -> str:

@@ -74,6 +74,15 @@ def unsafe_target_reason(url: str) -> str | None:
     return None
 
 
+def refusal_reason(url: str, excluded: dict[str, str]) -> str | None:
+    """Why ``url`` is never requested: an unsafe target, or a host in ``excluded_hosts``."""
+    reason = unsafe_target_reason(url)
+    if reason:
+        return reason
+    listed = host_listed(urlsplit(url).hostname or "", excluded)
+    return f"excluded host {listed}: {excluded[listed] or 'excluded_hosts'}" if listed else None
+
+
 def host_listed(host: str, listed: dict[str, str] | frozenset[str] | tuple[str, ...]) -> str | None:
     """The listed entry ``host`` is (a subdomain of), suffix-matched on labels; else None."""
     host = host.lower().rstrip(".")

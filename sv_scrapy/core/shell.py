@@ -28,6 +28,11 @@ def shell_signs(html: str, visible_text: str, min_text_chars: int) -> list[str]:
     """
     if len(visible_text.strip()) >= min_text_chars:
         return []
+    return shell_markers(html)
+
+
+def shell_markers(html: str) -> list[str]:
+    """The JavaScript-app signs in the markup alone (cheap: no text extraction)."""
     head = html[:200_000]
     signs = []
     if _SCRIPT_SRC.search(head):

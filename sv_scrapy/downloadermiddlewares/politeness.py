@@ -25,7 +25,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 
 from sv_scrapy.core.politeness import HostFloors
-from sv_scrapy.core.safety import address_reason, host_listed, unsafe_target_reason
+from sv_scrapy.core.safety import address_reason, refusal_reason
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
@@ -70,15 +70,11 @@ class PolitenessMiddleware:
 
     # -- refusal -----------------------------------------------------------------------
     async def _refusal(self, request: Request) -> str | None:
-        reason = unsafe_target_reason(request.url)
+        reason = refusal_reason(request.url, self.excluded)
         if reason:
             return reason
-        host = urlparse_cached(request).hostname or ""
-        listed = host_listed(host, self.excluded)
-        if listed:
-            return f"excluded host {listed}: {self.excluded[listed] or 'excluded_hosts'}"
         if not request.meta.get("proxy"):
-            return await self._resolved_reason(host)
+            return await self._resolved_reason(urlparse_cached(request).hostname or "")
         return None
 
     async def _resolved_reason(self, host: str) -> str | None:

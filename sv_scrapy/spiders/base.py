@@ -17,11 +17,11 @@ from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
 from sv_scrapy.addon import ignore_https_errors
-from sv_scrapy.core.claims import Extraction, extract_corpus, scope_matches
+from sv_scrapy.core.claims import Extraction, extract_corpus, unknown_scope
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.fetchstatus import EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
-from sv_scrapy.core.safety import host_listed, unsafe_target_reason
-from sv_scrapy.core.shell import shell_signs
+from sv_scrapy.core.safety import host_listed, refusal_reason
+from sv_scrapy.core.shell import shell_markers, shell_signs
 from sv_scrapy.core.text import decode_html, html_title, html_to_text
 from sv_scrapy.downloadermiddlewares.politeness import TargetRefused
 from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
@@ -151,10 +151,9 @@ class ClaimSpider(scrapy.Spider):
         opts = rt.extract_options(include_secondary=params.get("include_secondary", False),
                                   country=params.get("country"), section=params.get("section"))
         extraction = extract_corpus(rt.corpus_root, rt.config.hosts, opts)
-        country = params.get("country")
-        if country and not any(scope_matches(s, country) for s in extraction.scopes_seen):
-            known = ", ".join(sorted(extraction.scopes_seen)) or "none"
-            raise ArgumentError(f"-a country={country!r}: no scope of the corpus matches (known: {known})")
+        error = unknown_scope(extraction, params.get("country"), "-a country=")
+        if error:
+            raise error
         return extraction
 
     @classmethod
@@ -162,16 +161,6 @@ class ClaimSpider(scrapy.Spider):
         """Everything that can be wrong with the arguments, config or corpus, checked before
         the crawler starts; raises an ``SvError`` with one line."""
         cls.extract(resolve(settings), cls.parse_arguments(raw))
-
-    def refusal(self, url: str) -> str | None:
-        reason = unsafe_target_reason(url)
-        if reason:
-            return reason
-        excluded = self.runtime.config.liveness.excluded_hosts
-        listed = host_listed(urlsplit(url).hostname or "", excluded)
-        if listed:
-            return f"excluded host {listed}: {excluded[listed] or 'excluded_hosts'}"
-        return None
 
     def request_for(self, url: str, render_reason: str = "") -> scrapy.Request:
         meta: dict[str, Any] = {"sv_url": url, "handle_httpstatus_list": HANDLED_STATUSES, "dont_merge_cookies": True}
@@ -196,6 +185,9 @@ class ClaimSpider(scrapy.Spider):
         if "html" not in ctype.lower() and ctype:
             return None
         _, decoded = decode_html(response.body, ctype or None)
+        # most pages show no app marker at all: only those pay for a second text extraction
+        if not shell_markers(decoded):
+            return None
         signs = shell_signs(decoded, html_to_text(decoded), self.runtime.config.fetch.min_text_chars)
         if not signs:
             return None
@@ -207,7 +199,7 @@ class ClaimSpider(scrapy.Spider):
 
     async def start(self) -> AsyncIterator[Any]:
         for url, claims in self.by_url.items():
-            reason = self.refusal(url)
+            reason = refusal_reason(url, self.runtime.config.liveness.excluded_hosts)
             if reason:
                 self.crawler.stats.inc_value("sv/spider/excluded")
                 yield PageItem(url=url, claims=claims, fetch_status=EXCLUDED, note=reason, fetched_at=now_iso())
