@@ -1,8 +1,8 @@
 """The sv_scrapy add-on: Scrapy's settings derived from ``_url-liveness.json`` at start-up.
 
 Politeness is never redefined in sv_scrapy: user agent, robots obedience, concurrency,
-per-host floors (enforced by ``PolitenessMiddleware`` on Scrapy's download slots, no random
-jitter below a floor), AutoThrottle on top, timeouts, retries and redirects all come from
+per-host floors, Crawl-delay, latency throttling and the global cap (all enforced by one
+owner, the paced download handler), timeouts, retries and redirects all come from
 the config file a playbook repo's url-liveness tool already uses. Set at ``addon``
 priority, so ``-s NAME=VALUE`` still overrides any of them.
 """
@@ -36,14 +36,19 @@ class SvAddon:
             logging.getLogger("scrapy.core.downloader.tls").setLevel(logging.ERROR)
         cfg = load_cached(settings["SV_CONFIG_DIR"])
         lv = cfg.liveness
+        policies = [lv.default_policy, lv.gov_policy, *lv.per_host.values()]
+        network_handler = "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"
         derived = {
             "USER_AGENT": lv.user_agent(__version__),
             "ROBOTSTXT_OBEY": True,
             "CONCURRENT_REQUESTS": lv.concurrency,
-            "CONCURRENT_REQUESTS_PER_DOMAIN": lv.default_policy.concurrency,
-            "DOWNLOAD_DELAY": lv.default_policy.interval_ms / 1000.0,
-            "DOWNLOAD_DELAY_JITTER": 0.0,  # jitter would dip below the floor
-            "AUTOTHROTTLE_ENABLED": True,
+            # per-host concurrency is the paced handler's (by policy); the slot only must not be lower
+            "CONCURRENT_REQUESTS_PER_DOMAIN": max(p.concurrency for p in policies),
+            # slots add no delay of their own and AutoThrottle is off: the paced handler owns
+            # every gap; these AUTOTHROTTLE_* numbers feed its latency rule
+            "DOWNLOAD_DELAY": 0.0,
+            "DOWNLOAD_DELAY_JITTER": 0.0,
+            "AUTOTHROTTLE_ENABLED": False,
             "AUTOTHROTTLE_START_DELAY": lv.default_policy.interval_ms / 1000.0,
             "AUTOTHROTTLE_MAX_DELAY": 60.0,
             "DOWNLOAD_TIMEOUT": lv.request_timeout_seconds,
@@ -56,9 +61,8 @@ class SvAddon:
             "DOWNLOAD_WARNSIZE": 0,
         }
         if settings.getbool("SV_RENDER_ENABLED", True):
-            handler = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
+            network_handler = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
             derived.update({
-                "DOWNLOAD_HANDLERS": {"http": handler, "https": handler},
                 "PLAYWRIGHT_BROWSER_TYPE": "chromium",
                 "PLAYWRIGHT_BROWSER_PROVIDER": "sv_scrapy.render.LazyBrowserProvider",
                 "PLAYWRIGHT_LAUNCH_OPTIONS": launch_options(lv.request_timeout_seconds * 2),
@@ -67,5 +71,7 @@ class SvAddon:
                 "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": lv.request_timeout_seconds * 1000,
                 "PLAYWRIGHT_ABORT_REQUEST": "sv_scrapy.render.abort_heavy",
             })
+        paced = "sv_scrapy.downloadhandlers.paced.PacedDownloadHandler"
+        derived.update({"DOWNLOAD_HANDLERS": {"http": paced, "https": paced}, "SV_NETWORK_HANDLER": network_handler})
         for name, value in derived.items():
             settings.set(name, value, priority=PRIORITY)

@@ -233,6 +233,14 @@ class Config:
     allowlist_path: Path | None
     llm: dict[str, Any]
 
+    @property
+    def warnings(self) -> list[str]:
+        """What a run should say once, up front, about this config (one line each)."""
+        if self.allowlist_path is None:
+            return [f"{self.config_dir / ALLOWLIST_FILE}: allowlist not found (nor ../scripts/{ALLOWLIST_FILE}); "
+                    "only government hosts count as primary sources, so fewer claims are extracted"]
+        return []
+
 
 def _read_json(path: Path) -> Any:
     try:

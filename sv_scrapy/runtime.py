@@ -13,7 +13,7 @@ from typing import Any
 
 from sv_scrapy.config import Config, load_config
 from sv_scrapy.core.claims import ExtractOptions
-from sv_scrapy.core.errors import CorpusError
+from sv_scrapy.core.errors import ArgumentError, CorpusError
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
@@ -59,3 +59,24 @@ def resolve(settings: Mapping[str, Any]) -> Runtime:
     if not corpus_root.is_dir():
         raise CorpusError(f"{corpus_root}: corpus root not found (SV_CORPUS_ROOT)")
     return Runtime(config=config, corpus_root=corpus_root, output_dir=Path(settings["SV_OUTPUT_DIR"]))
+
+
+# numeric -s settings a crawl reads: (minimum, what 0 means or "")
+NUMERIC_SETTINGS = {
+    "SV_PROGRESS_INTERVAL": (0.0, "no progress lines"),
+    "SV_REQ_PER_SEC": (0.0, "no global cap"),
+}
+
+
+def check_settings(settings: Mapping[str, Any]) -> None:
+    """The numeric ``-s`` settings, checked before a crawl starts: one line, exit 2."""
+    for name, (minimum, zero) in NUMERIC_SETTINGS.items():
+        raw = settings.get(name)
+        if raw is None or raw == "":
+            continue
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            raise ArgumentError(f"-s {name}={raw!r}: expected a number") from None
+        if not value >= minimum or value != value or value == float("inf"):
+            raise ArgumentError(f"-s {name}={raw!r}: must be a number >= {minimum:g} (0: {zero})")

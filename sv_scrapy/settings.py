@@ -25,20 +25,39 @@ SV_CI_DIR = os.environ.get("SV_CI_DIR", str(_PROJECT_DIR / "_ci" / "source-verif
 
 ADDONS = {"sv_scrapy.addon.SvAddon": 0}
 
+# Components are listed here once, for every spider; a spider switches one on or off with a
+# scalar setting (``SV_JOB``), never by setting one of these dicts in ``custom_settings``,
+# which would replace the whole dict and silently drop the rest (tests/test_components_enabled.py).
 DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "sv_scrapy.downloadermiddlewares.robotstxt.SvRobotsTxtMiddleware": 100,
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "sv_scrapy.downloadermiddlewares.retry.BackoffRetryMiddleware": 550,
     # last before the download handler: sees every request, robots.txt and redirects included
-    "sv_scrapy.downloadermiddlewares.politeness.PolitenessMiddleware": 950,
+    "sv_scrapy.downloadermiddlewares.guard.TargetGuardMiddleware": 950,
 }
 EXTENSIONS = {
+    # pacing (floors, Crawl-delay, latency, the global cap) is the paced download handler's alone
     "scrapy.extensions.throttle.AutoThrottle": None,
-    "sv_scrapy.extensions.throttle.FlooredAutoThrottle": 0,
-    "sv_scrapy.extensions.bodycap.BodyCapExtension": 0,
     "scrapy.extensions.telnet.TelnetConsole": None,
+    "sv_scrapy.extensions.bodycap.BodyCapExtension": 0,
+    "sv_scrapy.extensions.progress.ProgressExtension": 0,
+    "sv_scrapy.extensions.outcome.RunOutcomeExtension": 0,
 }
+# text -> PDF text -> hashes -> (audit: restore 304s) -> priors -> store -> export; the
+# job-specific ones enable themselves by ``SV_JOB`` (``worklist`` or ``audit``)
+ITEM_PIPELINES = {
+    "sv_scrapy.pipelines.text.TextPipeline": 100,
+    "sv_scrapy.pipelines.pdf.PdfTextPipeline": 200,
+    "sv_scrapy.pipelines.hashes.HashPipeline": 300,
+    "sv_scrapy.pipelines.store.StoreRestorePipeline": 320,
+    "sv_scrapy.pipelines.prefilter.PrefilterPipeline": 400,
+    "sv_scrapy.pipelines.store.StoreUpdatePipeline": 450,
+    "sv_scrapy.pipelines.store.StoreTextPipeline": 460,
+    "sv_scrapy.pipelines.export.WorklistExportPipeline": 900,
+    "sv_scrapy.pipelines.audit.AuditExportPipeline": 910,
+}
+SV_JOB = ""
 
 COOKIES_ENABLED = False  # every fetch stands alone; no session state between pages
 RETRY_GIVE_UP_LOG_LEVEL = "WARNING"  # a dead page is a finding, not a crawler error

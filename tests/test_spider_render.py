@@ -42,6 +42,7 @@ def site(web: MockWeb) -> None:
               content_type="text/plain")
     web.route("https://slow.render.gov.hk/cap118", body='<html><body><script src="/slow.js"></script></body></html>')
     web.route("https://slow.render.gov.hk/slow.js", Route(body="1;", content_type="application/javascript", delay=8))
+    web.route("https://plain.render.gouv.fr/fees", body="<html><body><p>Fee €500 for a plain page.</p></body></html>")
 
 
 def run(tmp: Path, lines: list[str], **env: str) -> tuple[CrawlResult, MockWeb]:

@@ -52,20 +52,26 @@ class Command(SvCommand):
             include_secondary=opts.include_secondary, country=opts.country, section=opts.section
         )
         result = extract_corpus(rt.corpus_root, rt.config.hosts, options)
-        for problem in result.unreadable:
+        for warning in rt.config.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        for problem in result.skipped:
             print(f"warning: skipped {problem}", file=sys.stderr)
         error = unknown_scope(result, opts.country, "--country ")
         if error:
             raise error
-        stats = extraction_stats(result) | {"as_of": as_of.isoformat()}
+        allowlist = str(rt.config.allowlist_path) if rt.config.allowlist_path else "missing (government hosts only)"
+        stats = extraction_stats(result) | {"as_of": as_of.isoformat(), "allowlist": allowlist}
         if opts.json:
             records = []
             for claim in result.claims:
                 record = claim.as_dict()
                 record["stamp_age_days"] = stamp_age_days(claim.inline_stamp, as_of)
                 records.append(record)
+            out = Path(opts.json)
+            if out.is_dir():
+                raise ArgumentError(f"--json {opts.json}: is a folder; give a file path")
             write_json(
-                Path(opts.json),
+                out,
                 {
                     "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
                     "params": {

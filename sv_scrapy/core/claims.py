@@ -74,6 +74,12 @@ class Extraction:
     skipped_pointer_links: int = 0
     files_read: int = 0
     unreadable: list[str] = field(default_factory=list)  # "path: reason"
+    outside_root: list[str] = field(default_factory=list)  # symlinks out of the corpus: not read
+
+    @property
+    def skipped(self) -> list[str]:
+        """Every file not read, with why: one warning line each."""
+        return [*self.unreadable, *self.outside_root]
     scopes_seen: set[str] = field(default_factory=set)  # before the --country filter
 
 
@@ -138,10 +144,17 @@ def _heading_skipped(titles: list[str], skip_headings: tuple[str, ...]) -> bool:
     return rx is not None and any(rx.search(title) for title in titles)
 
 
-def iter_markdown(root: Path, opts: ExtractOptions) -> Iterator[tuple[Path, str]]:
-    """(path, scope dir) for every playbook file under the configured scope dirs, sorted."""
+def iter_markdown(root: Path, opts: ExtractOptions, outside: list[str] | None = None) -> Iterator[tuple[Path, str]]:
+    """(path, scope dir) for every playbook file under the configured scope dirs, sorted.
+
+    Only files that resolve inside the corpus root are read: a symlink (or a symlinked
+    folder) pointing elsewhere — ``/etc/shadow``, another checkout — is skipped and named
+    in ``outside``. A corpus in which no playbook is found at all is the user's mistake.
+    """
     if not root.is_dir():
         raise CorpusError(f"{root}: corpus root not found (SV_CORPUS_ROOT)")
+    real_root = root.resolve()
+    found = 0
     for scope_dir in opts.scope_dirs:
         base = root / scope_dir
         if not base.is_dir():
@@ -150,7 +163,16 @@ def iter_markdown(root: Path, opts: ExtractOptions) -> Iterator[tuple[Path, str]
             rel = path.relative_to(root)
             if path.name in opts.skip_files or EXCLUDED_DIRS.intersection(rel.parts):
                 continue
+            found += 1
+            if not path.resolve().is_relative_to(real_root):
+                if outside is not None:
+                    outside.append(f"{path}: links outside the corpus root; not read")
+                continue
             yield path, scope_dir
+    if not found:
+        looked = ", ".join(f"{d}/" for d in opts.scope_dirs) or "(none configured)"
+        raise CorpusError(f"{root}: no playbook (*.md) found under {looked} "
+                          "(extraction.scope_dirs); is SV_CORPUS_ROOT the corpus root?")
 
 
 class _FileState:
@@ -252,7 +274,7 @@ def extract_file(text: str, scope: str, rel: str, hosts: HostRules, opts: Extrac
 def extract_corpus(root: Path, hosts: HostRules, opts: ExtractOptions) -> Extraction:
     """Walk the corpus; an unreadable or non-UTF-8 file is recorded and skipped."""
     out = Extraction()
-    for path, scope_dir in iter_markdown(root, opts):
+    for path, scope_dir in iter_markdown(root, opts, out.outside_root):
         rel = path.relative_to(root)
         scope = scope_for(rel, scope_dir)
         out.scopes_seen.add(scope)
@@ -292,4 +314,5 @@ def extraction_stats(ex: Extraction) -> dict[str, object]:
         "never_verified": sum(1 for s in stamps if not s),
         "files_read": ex.files_read,
         "unreadable_files": len(ex.unreadable),
+        "outside_root_skipped": len(ex.outside_root),
     }

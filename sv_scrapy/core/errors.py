@@ -1,10 +1,13 @@
-"""One small hierarchy for the user's mistakes; adapters turn them into one line + exit 2."""
+"""One small hierarchy of the problems a run reports as one line; adapters turn each into
+that line and its exit status (2 the user's mistake, 1 a failed run, 75 try later)."""
 
 from __future__ import annotations
 
 
 class SvError(Exception):
     """Base class: a problem the user can fix, reported as one line without a traceback."""
+
+    exit_code = 2
 
 
 class ConfigError(SvError):
@@ -17,3 +20,15 @@ class CorpusError(SvError):
 
 class ArgumentError(SvError):
     """A command option or spider argument has a bad value."""
+
+
+class OutputError(SvError):
+    """An output (report, worklist, store, lock) could not be written: the run failed."""
+
+    exit_code = 1
+
+
+class LockHeld(SvError):
+    """Another run holds the output folder's lock (EX_TEMPFAIL: try later)."""
+
+    exit_code = 75

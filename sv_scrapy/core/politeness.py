@@ -82,3 +82,79 @@ class HostFloors:
 
     def floor(self, host: str) -> float:
         return floor_seconds(self.policy(host), self._crawl_delay.get(host.lower()))
+
+
+def throttled_delay(current: float, latency: float, target_concurrency: float, max_delay: float,
+                    ok: bool) -> float:
+    """AutoThrottle's rule for one host (Scrapy's ``extensions/throttle.py``), as a number.
+
+    The delay moves half-way toward ``latency / target_concurrency``, never below that
+    target, never above ``max_delay``; an error answer may slow a host down, never speed
+    it up. The caller takes ``max(floor, delay)``: this may only ever raise a floor.
+
+    >>> throttled_delay(0.5, 1.5, 1.0, 60.0, True)
+    1.5
+    >>> throttled_delay(2.0, 0.2, 1.0, 60.0, True)
+    1.1
+    >>> throttled_delay(2.0, 0.2, 1.0, 60.0, False)
+    2.0
+    """
+    target = latency / max(target_concurrency, 0.01)
+    new = min(max(target, (current + target) / 2.0), max_delay)
+    if not ok and new <= current:
+        return current
+    return new
+
+
+class Pacer:
+    """The one book of when a request may start: per-host gaps and the global cap.
+
+    Pure bookkeeping on a monotonic clock; the caller sleeps and serialises the starts of
+    one host (so a reservation can never be overtaken). A host is ready ``gap`` seconds
+    after its last start — the floor, raised by a robots ``Crawl-delay`` and by a slow
+    host's latency (AutoThrottle's rule) — and not before a ``Retry-After`` hold ends;
+    then ``global_slot`` hands out starts at least ``min_gap`` apart across all hosts.
+    """
+
+    def __init__(self, floors: HostFloors, min_gap: float, start_delay: float = 0.0, max_delay: float = 60.0,
+                 target_concurrency: float = 1.0) -> None:
+        self.floors = floors
+        self.min_gap = min_gap
+        self.start_delay = start_delay
+        self.max_delay = max_delay
+        self.target_concurrency = target_concurrency
+        self._last_start: dict[str, float] = {}
+        self._held_until: dict[str, float] = {}
+        self._throttle: dict[str, float] = {}
+        self._next_global = 0.0
+
+    def gap(self, host: str) -> float:
+        """Seconds between two starts to ``host``: its floor, or more if it answers slowly."""
+        return max(self.floors.floor(host), self._throttle.get(host, 0.0))
+
+    def host_ready(self, host: str) -> float:
+        """The earliest moment the next request to ``host`` may start."""
+        last = self._last_start.get(host)
+        ready = last + self.gap(host) if last is not None else 0.0
+        return max(ready, self._held_until.get(host, 0.0))
+
+    def global_slot(self, now: float) -> float:
+        """Reserve the next start under the global cap (at or after ``now``)."""
+        start = max(now, self._next_global)
+        self._next_global = start + self.min_gap
+        return start
+
+    def started(self, host: str, when: float) -> None:
+        self._last_start[host] = when
+
+    def hold(self, host: str, until: float) -> None:
+        """A ``Retry-After``: nothing starts to ``host`` before ``until``."""
+        self._held_until[host] = max(self._held_until.get(host, 0.0), until)
+
+    def learn_crawl_delay(self, host: str, seconds: float | None) -> None:
+        self.floors.learn_crawl_delay(host, seconds)
+
+    def observe(self, host: str, latency: float, ok: bool) -> None:
+        """Feed one answer's latency to the throttle (it may only raise the gap)."""
+        current = self._throttle.get(host, self.start_delay)
+        self._throttle[host] = throttled_delay(current, latency, self.target_concurrency, self.max_delay, ok)

@@ -8,15 +8,21 @@ Layout under ``<SV_OUTPUT_DIR>/store/``::
     text/<sha1(url)>.txt     the cleaned text of the last fetch that had one
     pdf/<sha1(url)>.pdf      bytes of a PDF without a text layer (for the LLM layer)
     run.json                 the current run: id, parameters, finished or not
+    corrupt/                 entries and texts that failed their check, set aside
 
 Every file is written atomically, so a kill at any instant leaves either the old or the new
-version. File names are hashes, never page- or URL-derived text.
+version. File names are hashes, never page- or URL-derived text. Every entry carries a
+checksum of itself and every text file a hash of its text, checked on read: a damaged one
+(a disk error, a hand edit, a truncated copy) is moved to ``corrupt/``, named in
+``quarantined`` (for the report) and read as absent, so that page is fetched fresh and no
+other page's fail streak or baseline is touched.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import uuid
 from dataclasses import asdict, dataclass, field
@@ -24,8 +30,41 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sv_scrapy.core.atomic import write_json, write_text
+from sv_scrapy.core.atomic import write_bytes, write_json, write_text
 from sv_scrapy.core.changes import ContentState
+
+logger = logging.getLogger(__name__)
+
+TEXT_HEADER = "sv-text sha256="  # first line of a stored text: the hash of what follows
+
+
+def _sha256(data: str) -> str:
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+def _entry_checksum(data: dict[str, Any]) -> str:
+    return _sha256(json.dumps(data, sort_keys=True, ensure_ascii=False))
+
+
+def seal_text(text: str) -> str:
+    """A text as stored: a header line with its hash, then the text.
+
+    >>> seal_text("Taux 5,81 %").splitlines()[0][:20]
+    'sv-text sha256=c8a4b'
+    """
+    return f"{TEXT_HEADER}{_sha256(text)}\n{text}"
+
+
+def open_text(stored: str) -> str | None:
+    r"""The text of a stored file, or None when its hash does not match (or it has none).
+
+    >>> open_text(seal_text("a\nb")), open_text(seal_text("a\nb")[:-1]), open_text("a")
+    ('a\nb', None, None)
+    """
+    header, sep, text = stored.partition("\n")
+    if not sep or not header.startswith(TEXT_HEADER) or _sha256(text) != header[len(TEXT_HEADER):]:
+        return None
+    return text
 
 
 def url_key(url: str) -> str:
@@ -48,6 +87,7 @@ class Entry:
     excerpts: dict[str, list[str]] = field(default_factory=dict)  # claim id -> excerpts of the stable text
     run_id: str = ""  # the run that wrote this entry
     results: list[dict[str, Any]] = field(default_factory=list)  # that run's claim records
+    rendered: bool = False  # read through the browser: rendered again next run, never a 304
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Entry:
@@ -60,50 +100,79 @@ class Entry:
 class ContentStore:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.quarantined: list[dict[str, str]] = []  # {"url", "file", "why"}: set aside this run
 
     def _path(self, kind: str, url: str, suffix: str) -> Path:
         return self.root / kind / f"{url_key(url)}{suffix}"
 
+    def _quarantine(self, path: Path, url: str, why: str) -> None:
+        target = self.root / "corrupt" / f"{path.name}.{datetime.now(UTC):%Y%m%dT%H%M%S}"
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+        except OSError:
+            target = path  # could not move it: it is still read as absent
+        self.quarantined.append({"url": url, "file": path.name, "why": why})
+        logger.warning("content store: %(why)s for %(url)s; set aside as %(target)s, the page is fetched fresh",
+                       {"why": why, "url": url, "target": target})
+
     def load(self, url: str) -> Entry | None:
         path = self._path("pages", url, ".json")
         try:
-            return Entry.from_json(json.loads(path.read_text(encoding="utf-8")))
+            raw = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, TypeError):
-            return None  # a damaged entry is treated as a URL never seen before
+        except OSError as exc:
+            self._quarantine(path, url, f"unreadable entry ({exc.strerror})")
+            return None
+        try:
+            data = json.loads(raw)
+            checksum = data.pop("checksum", None)
+            if checksum != _entry_checksum(data):
+                raise ValueError("checksum mismatch")
+            entry = Entry.from_json(data)
+            if entry.url != url:
+                raise ValueError("entry of another URL")
+        except (ValueError, TypeError, AttributeError) as exc:
+            self._quarantine(path, url, f"corrupt entry ({str(exc)[:60]})")
+            return None
+        return entry
 
     def save(self, entry: Entry) -> None:
-        write_json(self._path("pages", entry.url, ".json"), asdict(entry))
+        data = asdict(entry)
+        write_json(self._path("pages", entry.url, ".json"), {**data, "checksum": _entry_checksum(data)})
+
+    def _read_text(self, url: str, suffix: str) -> str | None:
+        path = self._path("text", url, suffix)
+        try:
+            stored = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError):
+            stored = ""
+        text = open_text(stored)
+        if text is None:
+            self._quarantine(path, url, "stored text fails its hash check")
+        return text
 
     def text(self, url: str) -> str | None:
-        try:
-            return self._path("text", url, ".txt").read_text(encoding="utf-8")
-        except OSError:
-            return None
+        return self._read_text(url, ".txt")
 
     def save_text(self, url: str, text: str) -> None:
-        write_text(self._path("text", url, ".txt"), text)
+        write_text(self._path("text", url, ".txt"), seal_text(text))
 
     def stable_text(self, url: str) -> str | None:
         """The text of the confirmed baseline (what "before" means when a change settles)."""
-        try:
-            return self._path("text", url, ".stable.txt").read_text(encoding="utf-8")
-        except OSError:
-            return None
+        return self._read_text(url, ".stable.txt")
 
     def save_stable_text(self, url: str, text: str) -> None:
-        write_text(self._path("text", url, ".stable.txt"), text)
+        write_text(self._path("text", url, ".stable.txt"), seal_text(text))
 
     def pdf_path(self, url: str) -> Path:
         return self._path("pdf", url, ".pdf")
 
     def save_pdf(self, url: str, data: bytes) -> None:
-        path = self.pdf_path(url)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        write_bytes(self.pdf_path(url), data)
 
     # -- the run journal -----------------------------------------------------------------
     def begin_run(self, params: dict[str, Any]) -> tuple[str, bool]:

@@ -1,1 +1,1 @@
-"""Downloader middlewares: politeness gate, backoff retries, robots with a distinct refusal."""
+"""Downloader middlewares: target guard, backoff retries, robots with a distinct refusal."""

@@ -1,7 +1,7 @@
 """Retries with the configured backoff, jitter and ``Retry-After`` (Scrapy retries at once).
 
 The wait is not slept here: the retried request carries ``sv_not_before`` and the
-politeness gate holds it, so nothing else is blocked meanwhile. A ``Retry-After`` (429,
+paced download handler holds it, so nothing else is blocked meanwhile. A ``Retry-After`` (429,
 503) also holds back the whole host; one asking for more than a minute is not waited for —
 the page is reported unavailable with that reason instead.
 """
@@ -16,7 +16,7 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 
 from sv_scrapy.config import Liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, backoff_seconds, parse_retry_after
-from sv_scrapy.downloadermiddlewares.politeness import HOLD_HOST, NOT_BEFORE
+from sv_scrapy.downloadhandlers.paced import HOLD_HOST, NOT_BEFORE
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:

@@ -1,1 +1,1 @@
-"""Extensions: body caps while downloading, AutoThrottle that respects the floors."""
+"""Extensions: body caps while downloading, progress lines, the run outcome."""

@@ -6,6 +6,7 @@ import time
 from typing import TYPE_CHECKING
 
 from scrapy import signals
+from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import AsyncioLoopingCall, create_looping_call
 
 if TYPE_CHECKING:
@@ -27,7 +28,10 @@ class ProgressExtension:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler, crawler.settings.getfloat("SV_PROGRESS_INTERVAL", 5.0))
+        interval = crawler.settings.getfloat("SV_PROGRESS_INTERVAL", 5.0)
+        if interval <= 0:  # checked before the crawl (runtime.check_settings): 0 means off
+            raise NotConfigured("SV_PROGRESS_INTERVAL is 0: no progress lines")
+        return cls(crawler, interval)
 
     def opened(self, spider: Spider) -> None:
         self.started = time.monotonic()

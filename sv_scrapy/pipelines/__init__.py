@@ -1,1 +1,17 @@
 """Item pipelines, thin glue over ``core``: text -> PDF text -> hashes -> priors -> export."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from scrapy.exceptions import NotConfigured
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+
+def require_job(crawler: Crawler, job: str) -> None:
+    """A job-specific pipeline switches itself on by the spider's ``SV_JOB`` (a scalar
+    setting; ``ITEM_PIPELINES`` itself is never replaced by a spider)."""
+    if crawler.settings.get("SV_JOB") != job:
+        raise NotConfigured(f"only for SV_JOB={job}")

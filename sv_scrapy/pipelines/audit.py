@@ -15,8 +15,11 @@ from scrapy import signals
 
 from sv_scrapy.core.atomic import write_json, write_text
 from sv_scrapy.core.audit import audit_stats
+from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.report_html import render_html
 from sv_scrapy.core.report_md import render_markdown
+from sv_scrapy.extensions.outcome import record_failure, run_failure
+from sv_scrapy.pipelines import require_job
 from sv_scrapy.pipelines.export import unfetched_record
 
 if TYPE_CHECKING:
@@ -37,6 +40,7 @@ class AuditExportPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
+        require_job(crawler, "audit")
         return cls(crawler)
 
     def process_item(self, item: Any) -> Any:
@@ -53,6 +57,13 @@ class AuditExportPipeline:
             spider.logger.warning("audit interrupted (%(reason)s): no report written; the next run resumes",
                                   {"reason": reason})
             return
+        try:
+            self._write(spider)
+        except OutputError as exc:
+            record_failure(self.crawler, f"{exc}; the run stays open and the next one resumes it")
+
+    def _write(self, spider: AuditSpider) -> None:
+        failure = run_failure(self.crawler)
         items = [self.records.get(c["id"]) or unfetched_record(c, "not fetched") for c in spider.claims]
         run = spider.store.run_info()
         stats = audit_stats(items, self.urls)
@@ -62,6 +73,10 @@ class AuditExportPipeline:
             "params": spider.params,
             "run": {"run_id": spider.run_id, "resumed": spider.resumed,
                     "previous_finished_at": run.get("previous_finished_at", "")},
+            "complete": not failure,
+            "problems": [failure] if failure else [],
+            # store entries or texts that failed their check this run: set aside, fetched fresh
+            "store_quarantined": spider.store.quarantined,
             "stats": stats,
             "items": items,
         }
@@ -70,14 +85,19 @@ class AuditExportPipeline:
         write_json(out / "audit.json", doc)
         write_text(out / "report.md", render_markdown(doc, linter_rows))
         write_text(out / "report.html", render_html(doc, linter_rows))
-        spider.store.finish_run(spider.run_id)
         if spider.params["ci"] and os.environ.get("GITHUB_OUTPUT"):
             flagged = stats["tokens_absent"] + stats["content_changed"]
-            with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as fh:
-                for key in ("tokens_absent", "stale_changed", "content_changed", "unavailable", "dead"):
-                    fh.write(f"{key}={stats[key]}\n")
-                fh.write(f"flagged={flagged}\nhas_flags={'true' if flagged else 'false'}\n")
-                fh.write(f"report={out / 'report.md'}\n")
+            lines = [f"{key}={stats[key]}" for key in ("tokens_absent", "stale_changed", "content_changed",
+                                                        "unavailable", "dead")]
+            lines += [f"flagged={flagged}", f"has_flags={'true' if flagged else 'false'}", f"report={out / 'report.md'}"]
+            try:
+                with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as fh:
+                    fh.write("\n".join(lines) + "\n")
+            except OSError as exc:
+                raise OutputError(f"cannot append to $GITHUB_OUTPUT {os.environ['GITHUB_OUTPUT']}: "
+                                  f"{exc.strerror or exc}") from None
+        # the run is closed only once everything it promised is written
+        spider.store.finish_run(spider.run_id)
         print(
             f"audit: {stats['claims']} claim(s) over {stats['urls']} URL(s); "
             f"⚠️ stale_changed {stats['stale_changed']}, TOKENS_ABSENT {stats['tokens_absent']}, "

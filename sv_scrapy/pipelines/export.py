@@ -10,9 +10,12 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 
 from sv_scrapy.core.atomic import write_json
+from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.fetchstatus import UNAVAILABLE
 from sv_scrapy.core.prefilter import SOURCE_UNAVAILABLE
 from sv_scrapy.core.worklist import summary_lines, worklist_stats
+from sv_scrapy.extensions.outcome import record_failure, run_failure
+from sv_scrapy.pipelines import require_job
 
 if TYPE_CHECKING:
     from typing import Self
@@ -41,6 +44,7 @@ class WorklistExportPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
+        require_job(crawler, "worklist")
         return cls(crawler)
 
     def process_item(self, item: Any) -> Any:
@@ -53,11 +57,18 @@ class WorklistExportPipeline:
         items = [self.records.get(c["id"]) or unfetched_record(c, why) for c in spider.claims]
         stats = worklist_stats(items)
         path = Path(spider.output_dir) / "worklist.json"
-        write_json(path, {
-            "version": 1,
-            "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "params": spider.params,
-            "stats": stats,
-            "items": items,
-        })
+        failure = run_failure(self.crawler)
+        try:
+            write_json(path, {
+                "version": 1,
+                "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                "params": spider.params,
+                "complete": not failure,
+                "problems": [failure] if failure else [],
+                "stats": stats,
+                "items": items,
+            })
+        except OutputError as exc:
+            record_failure(self.crawler, str(exc))
+            return
         print("\n".join(summary_lines(stats, str(path))), flush=True)

@@ -10,6 +10,7 @@ from itemadapter import ItemAdapter
 from sv_scrapy.core.changes import changed_lines, fail_streak, settle, stale_changed
 from sv_scrapy.core.fetchstatus import BINARY, DEAD, EXCLUDED, OK, ROBOTS, UNAVAILABLE
 from sv_scrapy.core.store import Entry
+from sv_scrapy.pipelines import require_job
 from sv_scrapy.pipelines.hashes import keeps_pdf_bytes
 from sv_scrapy.runtime import load_cached
 
@@ -20,13 +21,16 @@ if TYPE_CHECKING:
 
 
 class _CrawlerPipeline:
-    """A pipeline that only needs the crawler (its spider holds the content store)."""
+    """A pipeline of one job that only needs the crawler (its spider holds the content store)."""
+
+    job = "audit"
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
+        require_job(crawler, cls.job)
         return cls(crawler)
 
 
@@ -56,6 +60,7 @@ class StoreUpdatePipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
+        require_job(crawler, "audit")
         return cls(crawler, load_cached(crawler.settings["SV_CONFIG_DIR"]).liveness.fail_streak_for_dead)
 
     def process_item(self, item: Any) -> Any:
@@ -110,7 +115,7 @@ class StoreUpdatePipeline:
             content_kind=page["kind"] or entry.content_kind, state=state, fail_streak=streak,
             excerpts={r["id"]: r["excerpts"] for r in page["results"]}
             if page["content_hash"] and state.stable_hash == page["content_hash"] else entry.excerpts,
-            run_id=run_id, results=page["results"],
+            run_id=run_id, results=page["results"], rendered=bool(page["rendered"]) if ok else entry.rendered,
         )
         store.save(entry)  # the journal: once this is on disk, a resumed run skips the URL
         if changed:
@@ -134,6 +139,8 @@ class StoreUpdatePipeline:
 class StoreTextPipeline(_CrawlerPipeline):
     """For the worklist: keep each page's text (and a scan's bytes) for ``scrapy verify``,
     without touching the audit's change-detection state."""
+
+    job = "worklist"
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)

@@ -9,35 +9,25 @@ killed halfway and started again with the same arguments fetches only what was l
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import scrapy
 
+from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.linter import lint_corpus
 from sv_scrapy.core.store import ContentStore
 from sv_scrapy.items import PageItem
-from sv_scrapy.runtime import PROJECT_DIR
+from sv_scrapy.runtime import PROJECT_DIR, Runtime
 from sv_scrapy.spiders.base import ClaimSpider, now_iso, parse_bool
-
-PIPELINES = {
-    "sv_scrapy.pipelines.text.TextPipeline": 100,
-    "sv_scrapy.pipelines.pdf.PdfTextPipeline": 200,
-    "sv_scrapy.pipelines.hashes.HashPipeline": 300,
-    "sv_scrapy.pipelines.store.StoreRestorePipeline": 320,
-    "sv_scrapy.pipelines.prefilter.PrefilterPipeline": 400,
-    "sv_scrapy.pipelines.store.StoreUpdatePipeline": 450,
-    "sv_scrapy.pipelines.audit.AuditExportPipeline": 900,
-}
 
 
 class AuditSpider(ClaimSpider):
     name = "audit"
-    custom_settings: dict[str, Any] | None = {
-        "ITEM_PIPELINES": PIPELINES,
-        "EXTENSIONS": {"sv_scrapy.extensions.progress.ProgressExtension": 0},
-    }
+    # a scalar switch only: a dict here would replace the project's whole dict (STYLE.md)
+    custom_settings: dict[str, Any] | None = {"SV_JOB": "audit"}
     ARGUMENTS = ("country", "ci")
 
     store: ContentStore
@@ -55,7 +45,7 @@ class AuditSpider(ClaimSpider):
 
     def select_claims(self) -> list[dict[str, Any]]:
         extraction = self.extract(self.runtime, self.params)
-        for problem in extraction.unreadable:
+        for problem in extraction.skipped:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
         rt = self.runtime
         # the portal-root linter's backlog rides along in the report (static, no network)
@@ -69,15 +59,40 @@ class AuditSpider(ClaimSpider):
             self.logger.info("resuming unfinished audit run %(run)s", {"run": self.run_id})
         return [c.as_dict() for c in extraction.claims]
 
+    @staticmethod
+    def report_dir_for(settings: Mapping[str, Any], output_dir: Path, ci: bool) -> Path:
+        if ci:
+            return Path(settings.get("SV_CI_DIR") or PROJECT_DIR / "_ci" / "source-verify")
+        return output_dir / "audit"
+
     @property
     def report_dir(self) -> Path:
-        if self.params["ci"]:
-            return Path(self.crawler.settings.get("SV_CI_DIR") or PROJECT_DIR / "_ci" / "source-verify")
-        return Path(self.output_dir) / "audit"
+        return self.report_dir_for(self.crawler.settings, Path(self.output_dir), self.params["ci"])
+
+    @classmethod
+    def output_folders(cls, settings: Mapping[str, Any], rt: Runtime, params: Mapping[str, Any]) -> list[tuple[Path, str]]:
+        folders = [*super().output_folders(settings, rt, params),
+                   (rt.output_dir / "store", "the content store"),
+                   (cls.report_dir_for(settings, rt.output_dir, params["ci"]),
+                    "the CI report folder (SV_CI_DIR)" if params["ci"] else "the report folder")]
+        github_output = os.environ.get("GITHUB_OUTPUT")
+        if params["ci"] and github_output:
+            try:
+                with open(github_output, "a", encoding="utf-8"):
+                    pass
+            except OSError as exc:
+                raise OutputError(f"cannot append to $GITHUB_OUTPUT {github_output}: {exc.strerror or exc}") from None
+        return folders
 
     def request_for(self, url: str, render_reason: str = "") -> scrapy.Request:
-        request = super().request_for(url, render_reason)
         entry = self.store.load(url)
+        if entry and entry.rendered and not render_reason:
+            # a script-built page: its shell answering 304 says nothing about the data its
+            # script loads, so it is rendered again, whole, every run
+            render_reason = "rendered on the previous run"
+        request = super().request_for(url, render_reason)
+        if request.meta.get("playwright"):
+            return request  # no conditional headers in the browser: a 304 aborts the navigation
         if entry and entry.fetch_status == "OK" and self.store.text(url) is not None:
             if entry.etag:
                 request.headers["If-None-Match"] = entry.etag

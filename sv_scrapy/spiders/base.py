@@ -7,8 +7,10 @@ crawler starts, so a bad ``-a`` is one line and exit 2).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator, Mapping
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -17,16 +19,18 @@ from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
 from sv_scrapy.addon import ignore_https_errors
+from sv_scrapy.core.atomic import check_writable
 from sv_scrapy.core.claims import Extraction, extract_corpus, unknown_scope
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.fetchstatus import EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
+from sv_scrapy.core.runlock import acquire
 from sv_scrapy.core.safety import host_listed, refusal_reason
 from sv_scrapy.core.shell import shell_markers, shell_signs
 from sv_scrapy.core.text import decode_html, html_title, html_to_text
-from sv_scrapy.downloadermiddlewares.politeness import TargetRefused
+from sv_scrapy.downloadermiddlewares.guard import TargetRefused
 from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
 from sv_scrapy.items import PageItem
-from sv_scrapy.runtime import Runtime, resolve
+from sv_scrapy.runtime import Runtime, check_settings, resolve
 
 if TYPE_CHECKING:
     from typing import Self
@@ -158,9 +162,23 @@ class ClaimSpider(scrapy.Spider):
 
     @classmethod
     def preflight(cls, settings: Mapping[str, Any], raw: Mapping[str, Any]) -> None:
-        """Everything that can be wrong with the arguments, config or corpus, checked before
-        the crawler starts; raises an ``SvError`` with one line."""
-        cls.extract(resolve(settings), cls.parse_arguments(raw))
+        """Everything that can be wrong with the arguments, config, corpus or outputs, checked
+        before the crawler starts; raises an ``SvError`` with one line. Then takes the output
+        folder's lock for this process (one writer at a time)."""
+        rt = resolve(settings)
+        params = cls.parse_arguments(raw)
+        check_settings(settings)
+        for warning in rt.config.warnings:
+            print(f"scrapy crawl {cls.name}: warning: {warning}", file=sys.stderr)
+        cls.extract(rt, params)
+        for folder, what in cls.output_folders(settings, rt, params):
+            check_writable(folder, what)
+        acquire(rt.output_dir, f"scrapy crawl {cls.name}")
+
+    @classmethod
+    def output_folders(cls, settings: Mapping[str, Any], rt: Runtime, params: Mapping[str, Any]) -> list[tuple[Path, str]]:
+        """The folders this spider writes into, checked before it starts."""
+        return [(rt.output_dir, "the output folder (SV_OUTPUT_DIR)")]
 
     def request_for(self, url: str, render_reason: str = "") -> scrapy.Request:
         meta: dict[str, Any] = {"sv_url": url, "handle_httpstatus_list": HANDLED_STATUSES, "dont_merge_cookies": True}

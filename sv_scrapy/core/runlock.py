@@ -1,0 +1,68 @@
+"""One writer per output folder: an advisory ``flock`` on ``<output>/.lock``.
+
+The kernel drops the lock when its process dies, however it dies, so a lock left by a
+killed run is simply free for the next one; what the file says (pid, command, start) is
+only there to name the holder to a run that finds it taken.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sv_scrapy.core.errors import LockHeld, OutputError
+
+LOCK_NAME = ".lock"
+
+
+@dataclass
+class RunLock:
+    path: Path
+    fd: int
+
+    def release(self) -> None:
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+        finally:
+            os.close(self.fd)
+
+
+_HELD: dict[Path, RunLock] = {}  # one per folder and process; re-asking is a no-op
+
+
+def _holder(fd: int) -> str:
+    try:
+        info = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+        return f"pid {info['pid']} on {info['host']}, `{info['command']}`, started {info['started_at']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "holder unknown"
+
+
+def acquire(folder: Path, command: str) -> RunLock:
+    """Take the folder's lock or raise :class:`LockHeld` naming the holder (never waits)."""
+    folder = folder.resolve()
+    if folder in _HELD:
+        return _HELD[folder]
+    path = folder / LOCK_NAME
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise OutputError(f"cannot create the lock {path}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _holder(fd)
+        os.close(fd)
+        raise LockHeld(f"another run holds {folder} ({holder}); try again when it has finished") from None
+    info = {"pid": os.getpid(), "host": socket.gethostname(), "command": command,
+            "started_at": datetime.now(UTC).isoformat(timespec="seconds")}
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, json.dumps(info).encode("utf-8"), 0)
+    lock = _HELD[folder] = RunLock(path, fd)
+    return lock

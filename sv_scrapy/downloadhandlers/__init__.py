@@ -1,0 +1,1 @@
+"""Download handlers: the paced handler every http(s) request leaves through."""

@@ -1,0 +1,129 @@
+"""The one place that decides when a request leaves: per-host gaps, per-host concurrency
+and the global cap, applied at the moment the real handler is called.
+
+Why here and not in a middleware or on Scrapy's download slots: a downloader middleware
+runs *before* the request waits in its slot, so a gap it reserves can be eaten by the
+slot queue; a slot's delay knows nothing of the global cap, a retry's not-before or a
+``Retry-After`` hold; AutoThrottle rewrites slot delays behind its back. Every request
+Scrapy sends — pages, robots.txt, retries, each redirect hop, browser navigations —
+is handed to the download handler of its scheme, and ``SvAddon`` installs this one for
+``http`` and ``https``, wrapping the handler that really talks to the network (Scrapy's
+HTTP/1.1 handler, or scrapy-playwright's when rendering is on). Slots keep Scrapy's
+defaults with no delay, and AutoThrottle is off: the latency rule lives in
+:class:`~sv_scrapy.core.politeness.Pacer`, where it can only raise a floor.
+
+A browser navigation is paced like any request; the sub-resources its page loads (its
+scripts and data calls) are the page's own and are not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.utils.httpobj import urlparse_cached
+from scrapy.utils.misc import build_from_crawler, load_object
+
+from sv_scrapy.core.politeness import HostFloors, Pacer
+from sv_scrapy.runtime import load_cached
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from scrapy.robotstxt import RobotParser
+
+logger = logging.getLogger(__name__)
+
+NOT_BEFORE = "sv_not_before"  # monotonic time before which a (retried) request must not start
+HOLD_HOST = "sv_hold_host_until"  # monotonic time until which its whole host waits
+INNER_HANDLER = "SV_NETWORK_HANDLER"  # the handler that talks to the network (set by the add-on)
+
+
+async def _sleep_until(when: float) -> float:
+    delay = when - time.monotonic()
+    if delay > 0:
+        await asyncio.sleep(delay)
+    return max(0.0, delay)
+
+
+class PacedDownloadHandler:
+    lazy = False
+
+    def __init__(self, crawler: Crawler, inner: Any, pacer: Pacer) -> None:
+        self.crawler = crawler
+        self.inner = inner
+        self.pacer = pacer
+        self._host_locks: dict[str, asyncio.Lock] = {}
+        self._in_flight: dict[str, asyncio.Semaphore] = {}
+        crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        cfg = load_cached(settings["SV_CONFIG_DIR"])
+        rps = settings.getfloat("SV_REQ_PER_SEC", cfg.liveness.req_per_sec)
+        pacer = Pacer(
+            HostFloors(cfg.liveness, cfg.hosts),
+            min_gap=1.0 / rps if rps > 0 else 0.0,
+            start_delay=settings.getfloat("AUTOTHROTTLE_START_DELAY", 0.0),
+            max_delay=settings.getfloat("AUTOTHROTTLE_MAX_DELAY", 60.0),
+            target_concurrency=settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY", 1.0),
+        )
+        inner = build_from_crawler(load_object(settings[INNER_HANDLER]), crawler)
+        return cls(crawler, inner, pacer)
+
+    def _semaphore(self, host: str) -> asyncio.Semaphore:
+        if host not in self._in_flight:
+            self._in_flight[host] = asyncio.Semaphore(max(1, self.pacer.floors.policy(host).concurrency))
+        return self._in_flight[host]
+
+    async def download_request(self, request: Request) -> Response:
+        host = urlparse_cached(request).hostname or ""
+        hold = request.meta.get(HOLD_HOST)
+        if hold:
+            self.pacer.hold(host, hold)
+        # a retry's backoff is its own: it waits before queueing behind its host
+        await _sleep_until(request.meta.get(NOT_BEFORE, 0.0))
+        async with self._semaphore(host):
+            await self._take_turn(host)
+            started = time.monotonic()
+            try:
+                response: Response = await self.inner.download_request(request)
+            except Exception:
+                self.pacer.observe(host, time.monotonic() - started, ok=False)
+                raise
+            latency = request.meta.get("download_latency") or (time.monotonic() - started)
+            self.pacer.observe(host, float(latency), ok=response.status < 400)
+            return response
+
+    async def _take_turn(self, host: str) -> None:
+        lock = self._host_locks.setdefault(host, asyncio.Lock())
+        async with lock:  # one start at a time per host, in arrival order
+            while True:
+                await _sleep_until(self.pacer.host_ready(host))
+                waited = await _sleep_until(self.pacer.global_slot(time.monotonic()))
+                now = time.monotonic()
+                if self.pacer.host_ready(host) <= now:  # a Crawl-delay or hold may have come in
+                    break
+            self.pacer.started(host, now)
+            self.crawler.stats.inc_value("sv/pacing/starts")
+            if waited:
+                self.crawler.stats.inc_value("sv/pacing/global_cap_waits")
+
+    def _robots_parsed(self, robotparser: RobotParser, request: Request) -> None:
+        host = urlparse_cached(request).hostname or ""
+        agent = self.crawler.settings.get("ROBOTSTXT_USER_AGENT") or self.crawler.settings["USER_AGENT"]
+        delay = robotparser.crawl_delay(agent)
+        if delay:
+            self.pacer.learn_crawl_delay(host, delay)
+            self.crawler.stats.inc_value("sv/pacing/crawl_delay_hosts")
+            logger.info("robots.txt of %(host)s asks for Crawl-delay %(delay)s s", {"host": host, "delay": delay})
+
+    async def close(self) -> None:
+        await self.inner.close()
