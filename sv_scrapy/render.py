@@ -5,18 +5,27 @@
   for the page: no background networking, component updates, sync or QUIC.
 * It is started lazily by :class:`LazyBrowserProvider`: a crawl in which no page needs a
   browser never starts Playwright's driver or Chromium.
-* The proxy comes from ``https_proxy``/``http_proxy``; ``ignore_https_errors`` only with
-  ``SV_IGNORE_HTTPS_ERRORS=1``; images, fonts and media are aborted; pages are closed by
-  scrapy-playwright (``playwright_include_page`` is never set).
+* Its proxy settings are a PAC script (:func:`proxy_pac`): pages go through
+  ``https_proxy``/``http_proxy`` (or direct), while the calls Chromium makes on its own
+  behalf — the component updater and account checks on Google's service domains, which
+  no flag fully stops in Debian's Chromium 156 — are sent to a closed loopback port and
+  never leave. ``ignore_https_errors`` only with ``SV_IGNORE_HTTPS_ERRORS=1``; images,
+  fonts, media and any sub-request to an unsafe target (a private or link-local address,
+  a local name) are aborted; pages are closed by scrapy-playwright
+  (``playwright_include_page`` is never set).
 """
 
 from __future__ import annotations
 
+import base64
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from scrapy_playwright.provider import PlaywrightBrowserProvider
+
+from sv_scrapy.core.safety import unsafe_target_reason
 
 DEBIAN_CHROMIUM = ("/usr/lib/chromium/chromium", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -45,6 +54,10 @@ CHROMIUM_FLAGS = [
     "OptimizationHints,AutofillServerCommunication,DialMediaRouteProvider,SigninInterceptBubble",
 ]
 ABORTED_RESOURCES = frozenset({"image", "font", "media"})
+# where Chromium calls home on its own (component updates, account checks, variations);
+# blocked for the browser only: no playbook cites them as the source of a figure
+BROWSER_SERVICE_DOMAINS = ("google.com", "googleapis.com", "gvt1.com", "gvt2.com", "googleusercontent.com")
+BLACKHOLE = "PROXY 127.0.0.1:9"  # the discard port: nothing listens, the call fails at once
 
 
 def chromium_path() -> str:
@@ -69,22 +82,41 @@ def proxy_from_env() -> dict[str, str] | None:
     return proxy
 
 
-def launch_options(timeout_s: float) -> dict[str, Any]:
-    options: dict[str, Any] = {
-        "executable_path": chromium_path(),
-        "headless": True,
-        "args": CHROMIUM_FLAGS,
-        "timeout": timeout_s * 1000,
-    }
-    proxy = proxy_from_env()
+def proxy_pac(proxy: dict[str, str] | None) -> str:
+    """A PAC script (as a ``data:`` URL) that blackholes Chromium's own service calls and
+    sends everything else the way the crawler goes: through the proxy, or direct."""
+    route = "DIRECT"
     if proxy:
-        options["proxy"] = proxy
+        parts = urlsplit(proxy["server"] if "://" in proxy["server"] else f"http://{proxy['server']}")
+        route = f"PROXY {parts.hostname}:{parts.port or 80}"
+    bypass = [b.strip().lstrip(".").lower() for b in (proxy or {}).get("bypass", "").split(",") if b.strip()]
+    blocked = " || ".join(f'host == "{d}" || dnsDomainIs(host, ".{d}")' for d in BROWSER_SERVICE_DOMAINS)
+    direct = " || ".join(f'host == "{b}" || dnsDomainIs(host, ".{b}")' for b in bypass if b != "*") or "false"
+    script = (f"function FindProxyForURL(url, host) {{\n  if ({blocked}) return \"{BLACKHOLE}\";\n"
+              f"  if ({direct}) return \"DIRECT\";\n  return \"{route}\";\n}}\n")
+    return "data:application/x-ns-proxy-autoconfig;base64," + base64.b64encode(script.encode()).decode()
+
+
+def launch_options(timeout_s: float) -> dict[str, Any]:
+    proxy = proxy_from_env()
+    args = list(CHROMIUM_FLAGS)
+    options: dict[str, Any] = {"executable_path": chromium_path(), "headless": True, "timeout": timeout_s * 1000}
+    if proxy and ("@" in proxy["server"] or "*" in proxy.get("bypass", "")):
+        options["proxy"] = proxy  # credentials or a wildcard bypass: only Playwright's own option carries them
+    else:
+        args.append(f"--proxy-pac-url={proxy_pac(proxy)}")
+    options["args"] = args
     return options
 
 
 def abort_heavy(request: Any) -> bool:
-    """PLAYWRIGHT_ABORT_REQUEST: images, fonts and media are not needed to read text."""
-    return request.resource_type in ABORTED_RESOURCES
+    """PLAYWRIGHT_ABORT_REQUEST: images, fonts and media are not needed to read text, and a
+    page's script may not reach an unsafe target (the navigation itself is guarded by the
+    target guard middleware; its sub-requests are checked here)."""
+    if request.resource_type in ABORTED_RESOURCES:
+        return True
+    # data: and blob: URLs are the page's own memory; only network targets are judged
+    return request.url.startswith(("http:", "https:")) and bool(unsafe_target_reason(request.url))
 
 
 class LazyBrowserProvider(PlaywrightBrowserProvider):  # type: ignore[misc]  # untyped base

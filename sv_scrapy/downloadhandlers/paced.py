@@ -12,16 +12,23 @@ HTTP/1.1 handler, or scrapy-playwright's when rendering is on). Slots keep Scrap
 defaults with no delay, and AutoThrottle is off: the latency rule lives in
 :class:`~sv_scrapy.core.politeness.Pacer`, where it can only raise a floor.
 
-A browser navigation is paced like any request; the sub-resources its page loads (its
-scripts and data calls) are the page's own and are not.
+A browser navigation leaves when Chromium sends it, not when scrapy-playwright is called
+(creating the page takes a while): so for a rendered request the handler only waits until
+the host is ready, and the turn itself is taken in the browser's request route — the hook
+scrapy-playwright awaits before it lets a request continue — for every navigation
+request. The sub-resources a page loads (its scripts and data calls) are the page's own
+and are not paced; redirects the browser follows by itself are not routed (Playwright
+routes the first URL only).
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from scrapy import signals
 from scrapy.utils.httpobj import urlparse_cached
@@ -61,6 +68,8 @@ class PacedDownloadHandler:
         self.pacer = pacer
         self._host_locks: dict[str, asyncio.Lock] = {}
         self._in_flight: dict[str, asyncio.Semaphore] = {}
+        self._browser_abort: Any = None
+        self._wire_browser()
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
 
     @classmethod
@@ -78,6 +87,24 @@ class PacedDownloadHandler:
         inner = build_from_crawler(load_object(settings[INNER_HANDLER]), crawler)
         return cls(crawler, inner, pacer)
 
+    def _wire_browser(self) -> None:
+        """Put the turn-taking in front of scrapy-playwright's own abort check (images,
+        fonts, unsafe sub-requests): it is awaited before every browser request leaves."""
+        if hasattr(self.inner, "abort_request"):
+            self._browser_abort = self.inner.abort_request
+            self.inner.abort_request = self._route_gate
+
+    async def _route_gate(self, pw_request: Any) -> bool:
+        if self._browser_abort is not None:
+            verdict = self._browser_abort(pw_request)
+            if inspect.isawaitable(verdict):
+                verdict = await verdict
+            if verdict:
+                return True
+        if pw_request.is_navigation_request():
+            await self._take_turn(urlsplit(pw_request.url).hostname or "")
+        return False
+
     def _semaphore(self, host: str) -> asyncio.Semaphore:
         if host not in self._in_flight:
             self._in_flight[host] = asyncio.Semaphore(max(1, self.pacer.floors.policy(host).concurrency))
@@ -91,7 +118,10 @@ class PacedDownloadHandler:
         # a retry's backoff is its own: it waits before queueing behind its host
         await _sleep_until(request.meta.get(NOT_BEFORE, 0.0))
         async with self._semaphore(host):
-            await self._take_turn(host)
+            if request.meta.get("playwright"):
+                await _sleep_until(self.pacer.host_ready(host))  # the route takes the turn itself
+            else:
+                await self._take_turn(host)
             started = time.monotonic()
             try:
                 response: Response = await self.inner.download_request(request)

@@ -61,6 +61,13 @@ class LogEntry:
     user_agent: str
     headers: dict[str, str]
     status: int = 0
+    tunnel_t: float = 0.0  # the first request on a new CONNECT tunnel: when that CONNECT came
+
+    @property
+    def began(self) -> float:
+        """When the client began this request, as near as the server can tell: a request that
+        opened a new tunnel began with its CONNECT (TLS set-up is the client's send delay)."""
+        return self.tunnel_t or self.t
 
 
 def _split(url: str) -> tuple[str, str, str]:
@@ -155,6 +162,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     scheme = "http"
     tunnel_host = ""
+    tunnel_t = 0.0  # when the CONNECT of this tunnel came; reset once its first request is logged
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # the structured log is enough
@@ -168,7 +176,8 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
     def do_CONNECT(self) -> None:  # noqa: N802 - stdlib naming
         host = self.path.split(":", 1)[0].lower()
-        self.web.record(LogEntry(time.time(), "CONNECT", self.path, self.headers.get("User-Agent", ""), {}))
+        opened = time.time()
+        self.web.record(LogEntry(opened, "CONNECT", self.path, self.headers.get("User-Agent", ""), {}))
         if host not in self.web.hosts():
             self.send_error(502, "mock web does not serve this host")
             self.close_connection = True
@@ -181,7 +190,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         except (ssl.SSLError, OSError):
             self.close_connection = True
             return
-        inner = type("TunnelHandler", (type(self),), {"scheme": "https", "tunnel_host": host})
+        inner = type("TunnelHandler", (type(self),), {"scheme": "https", "tunnel_host": host, "tunnel_t": opened})
         try:
             inner(tls, self.client_address, self.server)
         except (ssl.SSLError, OSError):
@@ -198,7 +207,9 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
     def _answer(self, send_body: bool) -> None:
         url = self._url()
-        entry = LogEntry(time.time(), self.command, url, self.headers.get("User-Agent", ""), dict(self.headers.items()))
+        entry = LogEntry(time.time(), self.command, url, self.headers.get("User-Agent", ""), dict(self.headers.items()),
+                         tunnel_t=self.tunnel_t)
+        self.tunnel_t = 0.0  # later requests on this tunnel began at their own request line
         self.web.record(entry)
         host = _split(url)[0]
         route = self.web.find(url)
