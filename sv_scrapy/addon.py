@@ -10,23 +10,16 @@ priority, so ``-s NAME=VALUE`` still overrides any of them.
 from __future__ import annotations
 
 import logging
-import os
 from typing import TYPE_CHECKING
 
 from sv_scrapy import __version__
 from sv_scrapy.render import launch_options
-from sv_scrapy.runtime import load_cached
+from sv_scrapy.runtime import ignore_https_errors, load_cached
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
 
 PRIORITY = "addon"
-
-
-def ignore_https_errors() -> bool:
-    """``SV_IGNORE_HTTPS_ERRORS=1``: the one switch that accepts a self-signed certificate
-    (the mock web's) wherever it would be refused or warned about."""
-    return os.environ.get("SV_IGNORE_HTTPS_ERRORS", "").strip().lower() in ("1", "true", "yes")
 
 
 class SvAddon:

@@ -6,6 +6,7 @@ one line wherever it is found.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,12 @@ class Runtime:
             country=country,
             section=section,
         )
+
+
+def ignore_https_errors() -> bool:
+    """``SV_IGNORE_HTTPS_ERRORS=1``: the one switch that accepts a self-signed certificate
+    (the mock web's) wherever it would be refused or warned about."""
+    return os.environ.get("SV_IGNORE_HTTPS_ERRORS", "").strip().lower() in ("1", "true", "yes")
 
 
 _CACHE: dict[str, Config] = {}

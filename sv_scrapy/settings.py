@@ -39,7 +39,9 @@ DOWNLOADER_MIDDLEWARES = {
 EXTENSIONS = {
     # pacing (floors, Crawl-delay, latency, the global cap) is the paced download handler's alone
     "scrapy.extensions.throttle.AutoThrottle": None,
+    # an unattended job that reads untrusted pages opens no control port
     "scrapy.extensions.telnet.TelnetConsole": None,
+    "scrapy.extensions.remote_control.RemoteControl": None,
     "sv_scrapy.extensions.bodycap.BodyCapExtension": 0,
     "sv_scrapy.extensions.progress.ProgressExtension": 0,
     "sv_scrapy.extensions.outcome.RunOutcomeExtension": 0,
@@ -58,6 +60,7 @@ ITEM_PIPELINES = {
     "sv_scrapy.pipelines.audit.AuditExportPipeline": 910,
 }
 SV_JOB = ""
+REMOTE_CONTROL_ENABLED = False
 
 COOKIES_ENABLED = False  # every fetch stands alone; no session state between pages
 RETRY_GIVE_UP_LOG_LEVEL = "WARNING"  # a dead page is a finding, not a crawler error

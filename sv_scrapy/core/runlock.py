@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 import socket
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,11 +37,13 @@ _HELD: dict[Path, RunLock] = {}  # one per folder and process; re-asking is a no
 
 
 def _holder(fd: int) -> str:
-    try:
-        info = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
-        return f"pid {info['pid']} on {info['host']}, `{info['command']}`, started {info['started_at']}"
-    except (OSError, ValueError, KeyError, TypeError):
-        return "holder unknown"
+    for _ in range(20):  # the holder writes its name right after taking the lock
+        try:
+            info = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+            return f"pid {info['pid']} on {info['host']}, `{info['command']}`, started {info['started_at']}"
+        except (OSError, ValueError, KeyError, TypeError):
+            time.sleep(0.01)
+    return "holder unknown"
 
 
 def acquire(folder: Path, command: str) -> RunLock:

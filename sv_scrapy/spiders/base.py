@@ -18,7 +18,6 @@ import scrapy
 from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
-from sv_scrapy.addon import ignore_https_errors
 from sv_scrapy.core.atomic import check_writable
 from sv_scrapy.core.claims import Extraction, extract_corpus, unknown_scope
 from sv_scrapy.core.errors import ArgumentError
@@ -30,7 +29,7 @@ from sv_scrapy.core.text import decode_html, html_title, html_to_text
 from sv_scrapy.downloadermiddlewares.guard import TargetRefused
 from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
 from sv_scrapy.items import PageItem
-from sv_scrapy.runtime import Runtime, check_settings, resolve
+from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, resolve
 
 if TYPE_CHECKING:
     from typing import Self
@@ -168,12 +167,13 @@ class ClaimSpider(scrapy.Spider):
         rt = resolve(settings)
         params = cls.parse_arguments(raw)
         check_settings(settings)
+        # the lock first: a run that finds it taken leaves at once and touches nothing
+        acquire(rt.output_dir, f"scrapy crawl {cls.name}")
+        for folder, what in cls.output_folders(settings, rt, params):
+            check_writable(folder, what)
         for warning in rt.config.warnings:
             print(f"scrapy crawl {cls.name}: warning: {warning}", file=sys.stderr)
         cls.extract(rt, params)
-        for folder, what in cls.output_folders(settings, rt, params):
-            check_writable(folder, what)
-        acquire(rt.output_dir, f"scrapy crawl {cls.name}")
 
     @classmethod
     def output_folders(cls, settings: Mapping[str, Any], rt: Runtime, params: Mapping[str, Any]) -> list[tuple[Path, str]]:

@@ -1,0 +1,87 @@
+"""Which components each spider really runs, read from its own start-up log.
+
+A spider's ``custom_settings`` that sets a dict setting replaces the project's whole dict;
+that silently swapped the audit's politeness pieces once. Any difference from these lists
+must be intended: change the list here in the same commit.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from sv_scrapy.mockweb import MockWeb
+
+from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+
+COMMON_EXTENSIONS = [
+    "scrapy.extensions.corestats.CoreStats",
+    "scrapy.extensions.logcount.LogCount",
+    "scrapy.extensions.memusage.MemoryUsage",
+    "scrapy.extensions.logstats.LogStats",
+    "sv_scrapy.extensions.bodycap.BodyCapExtension",
+    "sv_scrapy.extensions.progress.ProgressExtension",
+    "sv_scrapy.extensions.outcome.RunOutcomeExtension",
+]
+MIDDLEWARES = [
+    "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware",
+    "sv_scrapy.downloadermiddlewares.robotstxt.SvRobotsTxtMiddleware",
+    "scrapy.downloadermiddlewares.httpauth.HttpAuthMiddleware",
+    "scrapy.downloadermiddlewares.downloadtimeout.DownloadTimeoutMiddleware",
+    "scrapy.downloadermiddlewares.defaultheaders.DefaultHeadersMiddleware",
+    "scrapy.downloadermiddlewares.useragent.UserAgentMiddleware",
+    "sv_scrapy.downloadermiddlewares.retry.BackoffRetryMiddleware",
+    "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware",
+    "scrapy.downloadermiddlewares.httpcompression.HttpCompressionMiddleware",
+    "scrapy.downloadermiddlewares.redirect.RedirectMiddleware",
+    "scrapy.downloadermiddlewares.httpproxy.HttpProxyMiddleware",
+    "scrapy.downloadermiddlewares.stats.DownloaderStats",
+    "sv_scrapy.downloadermiddlewares.guard.TargetGuardMiddleware",
+]
+READ = ["sv_scrapy.pipelines.text.TextPipeline", "sv_scrapy.pipelines.pdf.PdfTextPipeline",
+        "sv_scrapy.pipelines.hashes.HashPipeline"]
+PIPELINES = {
+    "worklist": [*READ, "sv_scrapy.pipelines.prefilter.PrefilterPipeline", "sv_scrapy.pipelines.store.StoreTextPipeline",
+                 "sv_scrapy.pipelines.export.WorklistExportPipeline"],
+    "audit": [*READ, "sv_scrapy.pipelines.store.StoreRestorePipeline", "sv_scrapy.pipelines.prefilter.PrefilterPipeline",
+              "sv_scrapy.pipelines.store.StoreUpdatePipeline", "sv_scrapy.pipelines.audit.AuditExportPipeline"],
+}
+
+
+def enabled(log: str, kind: str) -> list[str]:
+    found = re.search(rf"Enabled {kind}:\n(\[.*?\])", log, re.DOTALL)
+    assert found, f"no 'Enabled {kind}' in the log"
+    return list(ast.literal_eval(found.group(1)))
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    tmp: Path = tmp_path_factory.mktemp("components")
+    corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": "# C\n- fee €100 ([a](https://c.comp.gouv.fr/p))\n"})
+    config = make_config(tmp / "config", liveness=FAST_LIVENESS)
+    out = {}
+    with MockWeb() as web:
+        web.route("https://c.comp.gouv.fr/p", body="<html><body><p>Fee €100 and some words.</p></body></html>")
+        for spider in ("worklist", "audit"):
+            result = crawl(spider, corpus=corpus, config=config, output=tmp / spider, proxy_env=web.env(),
+                           args={"sample": "10"} if spider == "worklist" else {})
+            assert result.returncode == 0, result.stderr[-2000:]
+            out[spider] = result.stderr
+    return out
+
+
+@pytest.mark.parametrize("spider", ["worklist", "audit"])
+def test_each_spider_runs_every_project_component(logs: dict[str, str], spider: str) -> None:
+    assert enabled(logs[spider], "extensions") == COMMON_EXTENSIONS
+    assert enabled(logs[spider], "downloader middlewares") == MIDDLEWARES
+    assert enabled(logs[spider], "item pipelines") == PIPELINES[spider]
+
+
+@pytest.mark.parametrize("spider", ["worklist", "audit"])
+def test_every_request_leaves_through_the_paced_handler(logs: dict[str, str], spider: str) -> None:
+    starts = re.search(r"'sv/pacing/starts': (\d+)", logs[spider])
+    sent = re.search(r"'downloader/request_count': (\d+)", logs[spider])
+    assert starts and sent and int(starts.group(1)) == int(sent.group(1)) == 2  # robots.txt + the page
