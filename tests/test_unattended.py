@@ -80,11 +80,12 @@ def test_two_audits_at_once_one_runs_the_other_says_who_holds_the_lock(tmp_path:
     winner = 1 - loser
     line = one_line_error(outputs[loser][1])
     assert "another run holds" in line and f"pid {procs[winner].pid}" in line and "started 20" in line
-    # it leaves as soon as Scrapy has started: within 2 s of what a run that does nothing takes
+    # it leaves as soon as Scrapy has started (~1 s alone): within 2 s of what a run that does
+    # nothing takes, counted twice since both start at once on the same cores
     began = time.monotonic()
     run_scrapy("crawl", "nosuchspider")
     start_up = time.monotonic() - began
-    assert ended[loser] < ended[winner] and ended[loser] <= start_up + 2.0, (ended, start_up)
+    assert ended[loser] < ended[winner] and ended[loser] <= 2 * start_up + 2.0, (ended, start_up)
     assert sorted(fetched) == sorted(set(fetched)) and len(fetched) == len(URLS)  # nothing fetched twice
     assert normalised(tmp_path / "out" / "audit" / "audit.json") == normalised(tmp_path / "ref" / "audit" / "audit.json")
 
