@@ -29,6 +29,8 @@ LIVENESS: dict[str, Any] = {
     "global": {"req_per_sec": 8, "default_per_host_interval_ms": 150, "request_timeout_seconds": 5,
                "retry_backoff_seconds": [0.3, 0.6], "retry_jitter_pct": 0},
     "gov_suffix_default": {"concurrency": 1, "interval_ms": 400},
+    # one at a time, 0.1 s apart: each answer takes 0.8 s, so starts are 0.8 s apart
+    "per_host_overrides": {"one.pace.gouv.fr": {"concurrency": 1, "interval_ms": 100}},
 }
 GOV, DEFAULT, CRAWL_DELAY = 0.4, 0.15, 1.0
 FLOORS = {
@@ -38,6 +40,7 @@ FLOORS = {
     "r.pace.gov.hk": GOV,
     "retry.pace.gouv.fr": GOV,
     "redir.pace.gouv.fr": GOV,
+    "one.pace.gouv.fr": 0.1,
 }
 
 
@@ -56,19 +59,24 @@ def script_page(text: str) -> str:
 
 def site(web: MockWeb) -> list[str]:
     lines = []
-    for i in range(4):
+    for i in range(3):  # first in the corpus, so the browser starts early in both runs
+        web.route(f"https://r.pace.gov.hk/p{i}", body=script_page(f"Fee HK$ {400 + i}."))
+        lines.append(f"- fee HK$ {400 + i} ([r](https://r.pace.gov.hk/p{i}))")
+    for i in range(5):
         # ~400 KB at 400 KB/s: a cold fetch takes a second, a warm 304 none
         web.route(f"https://a.pace.gouv.fr/p{i}", Route(body=page(f"Fee €{100 + i}.") + "<!-- pad -->" * 34000,
                                                         bandwidth=400_000))
         lines.append(f"- fee €{100 + i} ([a](https://a.pace.gouv.fr/p{i}))")
+    for i in range(4):
         web.route(f"https://b.pace-example.org/p{i}", body=page(f"Fee €{200 + i}."))
         lines.append(f"- fee €{200 + i} ([b](https://b.pace-example.org/p{i}))")
     web.route("https://c.pace-example.org/robots.txt", body="User-agent: *\nCrawl-delay: 1\n", content_type="text/plain")
     for i in range(3):
         web.route(f"https://c.pace-example.org/p{i}", body=page(f"Fee €{300 + i}."))
         lines.append(f"- fee €{300 + i} ([c](https://c.pace-example.org/p{i}))")
-        web.route(f"https://r.pace.gov.hk/p{i}", body=script_page(f"Fee HK$ {400 + i}."))
-        lines.append(f"- fee HK$ {400 + i} ([r](https://r.pace.gov.hk/p{i}))")
+    for i in range(3):
+        web.route(f"https://one.pace.gouv.fr/p{i}", Route(body=page(f"Fee €{800 + i}."), delay=0.8))
+        lines.append(f"- fee €{800 + i} ([o](https://one.pace.gouv.fr/p{i}))")
     # a 503 with Retry-After, then the page, for the worklist and the cold audit; the warm
     # audit gets the page at once
     busy, ok = Route(status=503, headers={"Retry-After": "1"}), Route(body=page("Fee €500."))
@@ -140,6 +148,13 @@ def test_every_host_keeps_its_floor(runs: dict[str, tuple[CrawlResult, list[LogE
 def test_the_global_cap_holds(runs: dict[str, tuple[CrawlResult, list[LogEntry]]], run: str) -> None:
     log = runs[run][1]
     assert not cap_breaks(log, LIVENESS["global"]["req_per_sec"]), cap_breaks(log, LIVENESS["global"]["req_per_sec"])
+
+
+@pytest.mark.parametrize("run", ["worklist", "cold", "warm"])
+def test_one_at_a_time_means_one_in_flight(runs: dict[str, tuple[CrawlResult, list[LogEntry]]], run: str) -> None:
+    pages = [e for e in starts_by_host(runs[run][1])["one.pace.gouv.fr"] if "/p" in e.url]
+    gaps = [b.began - a.began for a, b in zip(pages, pages[1:], strict=False)]
+    assert len(pages) == 3 and min(gaps) >= 0.8 - TOLERANCE, gaps  # each answer takes 0.8 s
 
 
 @pytest.mark.parametrize("run", ["worklist", "cold"])

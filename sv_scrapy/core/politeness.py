@@ -127,6 +127,7 @@ class Pacer:
         self._held_until: dict[str, float] = {}
         self._throttle: dict[str, float] = {}
         self._next_global = 0.0
+        self._last_global = float("-inf")
 
     def gap(self, host: str) -> float:
         """Seconds between two starts to ``host``: its floor, or more if it answers slowly."""
@@ -144,8 +145,15 @@ class Pacer:
         self._next_global = start + self.min_gap
         return start
 
+    def global_ready(self) -> float:
+        """The cap measured from the last actual start: a reservation whose holder woke
+        late must not let the next one start closer than ``min_gap`` to it."""
+        return self._last_global + self.min_gap
+
     def started(self, host: str, when: float) -> None:
         self._last_start[host] = when
+        self._last_global = max(self._last_global, when)
+        self._next_global = max(self._next_global, when + self.min_gap)
 
     def hold(self, host: str, until: float) -> None:
         """A ``Retry-After``: nothing starts to ``host`` before ``until``."""

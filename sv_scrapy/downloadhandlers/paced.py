@@ -135,9 +135,14 @@ class PacedDownloadHandler:
     async def _take_turn(self, host: str) -> None:
         lock = self._host_locks.setdefault(host, asyncio.Lock())
         async with lock:  # one start at a time per host, in arrival order
+            waited = 0.0
             while True:
                 await _sleep_until(self.pacer.host_ready(host))
-                waited = await _sleep_until(self.pacer.global_slot(time.monotonic()))
+                waited += await _sleep_until(self.pacer.global_slot(time.monotonic()))
+                # an earlier start that left late (a busy loop wakes sleepers late) pushes
+                # this one back by as much; it keeps its place in the queue
+                while self.pacer.global_ready() > time.monotonic():
+                    waited += await _sleep_until(self.pacer.global_ready())
                 now = time.monotonic()
                 if self.pacer.host_ready(host) <= now:  # a Crawl-delay or hold may have come in
                     break

@@ -61,12 +61,14 @@ class LogEntry:
     user_agent: str
     headers: dict[str, str]
     status: int = 0
-    tunnel_t: float = 0.0  # the first request on a new CONNECT tunnel: when that CONNECT came
+    tunnel_t: float = 0.0  # the first request on a new connection: when that connection was accepted
+    size: int = 0  # body bytes sent (before gzip); a 304 sends none
 
     @property
     def began(self) -> float:
         """When the client began this request, as near as the server can tell: a request that
-        opened a new tunnel began with its CONNECT (TLS set-up is the client's send delay)."""
+        opened a new connection began when it was accepted (the CONNECT, the TLS set-up and a
+        handler thread's start are delays on the way, not the client's pace)."""
         return self.tunnel_t or self.t
 
 
@@ -122,7 +124,7 @@ class MockWeb:
 
     def start(self, port: int = 0) -> MockWeb:
         handler = type("BoundHandler", (_ProxyHandler,), {"web": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+        self._server = _TimedServer(("127.0.0.1", port), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="mockweb", daemon=True)
         self._thread.start()
@@ -157,12 +159,24 @@ class MockWeb:
             self.log.clear()
 
 
+class _TimedServer(ThreadingHTTPServer):
+    """Notes when each connection was accepted, before its handler thread starts."""
+
+    accepted_at: dict[Any, float]
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not hasattr(self, "accepted_at"):
+            self.accepted_at = {}
+        self.accepted_at[request] = time.time()
+        super().process_request(request, client_address)
+
+
 class _ProxyHandler(BaseHTTPRequestHandler):
     web: MockWeb
     protocol_version = "HTTP/1.1"
     scheme = "http"
     tunnel_host = ""
-    tunnel_t = 0.0  # when the CONNECT of this tunnel came; reset once its first request is logged
+    tunnel_t = 0.0  # when this connection was accepted; reset once its first request is logged
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # the structured log is enough
@@ -176,8 +190,8 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
     def do_CONNECT(self) -> None:  # noqa: N802 - stdlib naming
         host = self.path.split(":", 1)[0].lower()
-        opened = time.time()
-        self.web.record(LogEntry(opened, "CONNECT", self.path, self.headers.get("User-Agent", ""), {}))
+        opened = self.server.accepted_at.pop(self.connection, None) or time.time()  # type: ignore[attr-defined]
+        self.web.record(LogEntry(time.time(), "CONNECT", self.path, self.headers.get("User-Agent", ""), {}))
         if host not in self.web.hosts():
             self.send_error(502, "mock web does not serve this host")
             self.close_connection = True
@@ -207,8 +221,10 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
     def _answer(self, send_body: bool) -> None:
         url = self._url()
+        # the first request on a connection began when that connection was accepted
+        began = self.tunnel_t or self.server.accepted_at.pop(self.connection, 0.0)  # type: ignore[attr-defined]
         entry = LogEntry(time.time(), self.command, url, self.headers.get("User-Agent", ""), dict(self.headers.items()),
-                         tunnel_t=self.tunnel_t)
+                         tunnel_t=began)
         self.tunnel_t = 0.0  # later requests on this tunnel began at their own request line
         self.web.record(entry)
         host = _split(url)[0]
@@ -235,6 +251,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
                 entry.status = 304
                 self._send(304, {"ETag": tag}, b"", send_body=False)
                 return
+        entry.size = len(body) if send_body else 0
         if answer.gzip:
             body = gzip.compress(body)
             headers["Content-Encoding"] = "gzip"

@@ -1,0 +1,53 @@
+"""The pacer's book, clock in hand: host gaps, Crawl-delay, holds, throttle, global cap."""
+
+from __future__ import annotations
+
+from sv_scrapy.config import HostPolicy
+from sv_scrapy.core.politeness import HostFloors, Pacer
+from sv_scrapy.runtime import PROJECT_DIR, load_cached
+
+
+def pacer(min_gap: float = 0.0) -> Pacer:
+    cfg = load_cached(PROJECT_DIR / "config")
+    return Pacer(HostFloors(cfg.liveness, cfg.hosts), min_gap=min_gap, start_delay=0.5, max_delay=60.0)
+
+
+def test_a_host_is_ready_one_floor_after_its_last_start() -> None:
+    p = pacer()
+    gov, other = "www.impots.gouv.fr", "www.example.org"
+    assert p.host_ready(gov) == 0.0
+    p.started(gov, 10.0)
+    p.started(other, 10.0)
+    assert p.host_ready(gov) == 10.0 + p.floors.floor(gov)
+    assert p.host_ready(other) == 10.0 + p.floors.floor(other)
+    assert p.floors.floor(gov) > p.floors.floor(other)  # the government floor is the higher one here
+
+
+def test_crawl_delay_and_retry_after_only_ever_push_a_host_out() -> None:
+    p = pacer()
+    host = "www.example.org"
+    p.started(host, 10.0)
+    p.learn_crawl_delay(host, 5)
+    assert p.host_ready(host) == 15.0
+    p.learn_crawl_delay(host, 0.1)  # a lower Crawl-delay never lowers the floor below the policy
+    assert p.gap(host) >= HostPolicy(concurrency=1, interval_ms=500).interval_ms / 1000
+    p.hold(host, 40.0)
+    assert p.host_ready(host) == 40.0
+
+
+def test_a_slow_host_is_spaced_by_its_latency_never_below_its_floor() -> None:
+    p = pacer()
+    host = "www.example.org"
+    floor = p.floors.floor(host)
+    p.observe(host, latency=3.0, ok=True)
+    assert p.gap(host) == 3.0
+    for _ in range(20):
+        p.observe(host, latency=0.001, ok=True)
+    assert p.gap(host) == floor
+
+
+def test_the_global_cap_hands_out_starts_min_gap_apart() -> None:
+    p = pacer(min_gap=0.25)
+    slots = [p.global_slot(now=1.0) for _ in range(4)]
+    assert slots == [1.0, 1.25, 1.5, 1.75]
+    assert p.global_slot(now=5.0) == 5.0  # an idle spell is not saved up for a burst
