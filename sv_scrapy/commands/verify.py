@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 
 
 def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    """Progress for the person watching: stdout, so stderr holds only warnings and the one error line."""
+    print(message, flush=True)
 
 
 class Command(SvCommand):
@@ -159,7 +160,7 @@ class Command(SvCommand):
                   f"partial report kept at {report}", file=sys.stderr)
             return 1
         if failed:
-            log(f"scrapy verify: warning: partial report: {doc_out['partial_reason']}")
+            print(f"scrapy verify: warning: partial report: {doc_out['partial_reason']}", file=sys.stderr)
         return 0
 
     @staticmethod

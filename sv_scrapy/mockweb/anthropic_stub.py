@@ -297,13 +297,13 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 self._json(200, self.stub.message(params, script))
             elif path.endswith("/v1/messages/batches"):
-                self._json(200, self._create_batch(params))
+                self._json(200, self._create_batch(params, length))
             else:
                 self._json(404, _error("not_found_error", self.path))
         except Refused as refused:
             self._refuse(refused)
 
-    def _create_batch(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _create_batch(self, body: dict[str, Any], length: int) -> dict[str, Any]:
         requests = body.get("requests") or []
         if not 1 <= len(requests) <= self.stub.batch_max_requests:
             raise Refused(400, "invalid_request_error", f"requests: 1 to {self.stub.batch_max_requests} requests")
@@ -315,7 +315,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise Refused(400, "invalid_request_error", "custom_id: must be unique within the batch")
         batch_id = self.stub.next_id("msgbatch")
         results = [{"custom_id": r["custom_id"], "result": self._result(r["params"])} for r in requests]
-        self.stub.batches[batch_id] = {"polls": 0, "results": results, "created_at": _now()}
+        self.stub.batches[batch_id] = {"polls": 0, "results": results, "created_at": _now(), "bytes": length}
         return self._batch_view(batch_id)
 
     def _result(self, params: dict[str, Any]) -> dict[str, Any]:
