@@ -227,7 +227,7 @@ class AnthropicStub:
         if "tool" in script:
             content.append({"type": "tool_use", "id": self.next_id("toolu"), "name": "record_verdict",
                             "input": script["tool"]})
-        output = int(script.get("output_tokens", 60))
+        output = int(script.get("output_tokens", len(json.dumps(script.get("tool", {}))) // 4 + 40))
         if script.get("refusal"):
             content, stop = [{"type": "text", "text": "I can't help with that."}], "refusal"
         elif script.get("cut") and params["max_tokens"] < script["cut"]:
