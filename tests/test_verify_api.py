@@ -5,6 +5,7 @@ and verifying straight from an audit's flags."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import socket
 from pathlib import Path
@@ -12,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from sv_scrapy.commands.verify import Command
 from sv_scrapy.config import load_config
-from sv_scrapy.llm.cost import Usage, cost_usd
 from sv_scrapy.mockweb.anthropic_stub import AnthropicStub
 from sv_scrapy.mockweb.pdfgen import scanned_pdf
 
@@ -135,8 +136,12 @@ def test_cost_is_the_usage_as_billed(tmp_path: Path, mode: str, ttl: str) -> Non
         counted = stub.count_calls
     assert result.returncode == 0, result.stderr[-3000:]
     doc, markdown = report(out)
-    prices = load_config(env["SV_CONFIG_DIR"]).llm["prices_usd_per_mtok"]
-    expected = sum(cost_usd(Usage.from_api(u["usage"]), prices, u["batch"]) for u in billed)
+    p = load_config(env["SV_CONFIG_DIR"]).llm["prices_usd_per_mtok"]
+    expected = sum((u["usage"]["input_tokens"] * p["input"] + u["usage"]["output_tokens"] * p["output"]
+                    + u["usage"]["cache_read_input_tokens"] * p["cache_read"]
+                    + u["usage"]["cache_creation"]["ephemeral_5m_input_tokens"] * p["input"] * 1.25
+                    + u["usage"]["cache_creation"]["ephemeral_1h_input_tokens"] * p["input"] * 2.0)
+                   / 1e6 * (0.5 if u["batch"] else 1.0) for u in billed)
     assert doc["usage"]["cost_usd"] == pytest.approx(expected, rel=0.01)
     writes = sum(u["usage"]["cache_creation"][f"ephemeral_{ttl}_input_tokens"] for u in billed)
     reads = sum(u["usage"]["cache_read_input_tokens"] for u in billed)
@@ -177,8 +182,11 @@ def test_api_unreachable_exits_1_with_one_line(tmp_path: Path, mode: str) -> Non
 def test_auth_failure_exits_1(tmp_path: Path) -> None:
     out = make_workspace(tmp_path / "out", CASES)
     with AnthropicStub(scripts(CASES), reject_key=True) as stub:
-        result = verify(out, stub)
+        result = verify(out, stub, env=config_with(tmp_path, concurrency=1))
+        refused = list(stub.unauthorized)
     assert "401" in error_line(result)
+    # the first 401 stops the rest: one token count, one message, not one per claim
+    assert sorted(refused) == ["/v1/messages", "/v1/messages/count_tokens"]
 
 
 def test_two_runs_two_reports(tmp_path: Path) -> None:
@@ -189,6 +197,16 @@ def test_two_runs_two_reports(tmp_path: Path) -> None:
             assert verify(out, stub).returncode == 0
     reports = sorted((out.parent / "reports").glob("source-verify-xx-*"))
     assert len(reports) == 4 and len({p.stem for p in reports}) == 2  # .md + .json, twice
+    assert all(re.fullmatch(r"source-verify-xx-\d{8}-\d{6}(-\d+)?\.(md|json)", p.name) for p in reports)
+
+
+def test_a_report_is_never_overwritten_within_the_second(tmp_path: Path) -> None:
+    doc = {"generated_at": "2026-12-03T10:00:00+00:00", "scope": "xx", "model": "m", "mode": "sync",
+           "usage": {"calls": 0, "prompt_tokens": 0, "input_tokens": 0, "cache_write_5m_tokens": 0,
+                     "cache_write_1h_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0},
+           "estimate": {"cost_usd": 0.0}, "partial": False, "verdicts": []}
+    paths = {Command().write_report(tmp_path / "out", "xx", doc) for _ in range(3)}
+    assert len(paths) == 3 and all(p.is_file() and p.with_suffix(".json").is_file() for p in paths)
 
 
 AUDIT = [  # (id, prior, stale_changed, content_changed)

@@ -23,7 +23,7 @@ SYSTEM = """You check ONE claim from a due-diligence playbook against the page i
 
 Rules:
 1. Quote or abstain. MATCH, MISMATCH, STALE and PARTIAL need `source_says`: a span copied character for \
-character from the page evidence (for a PDF document: quote it, citing the document). If nothing on the page \
+character from the page evidence (for a PDF document: from the document). If nothing on the page \
 supports a verdict, answer NOT_FOUND or INDETERMINATE with an empty `source_says`.
 2. Same instrument. A number counts only if the page uses it for the same tax, fee, threshold or date the claim \
 is about; a coincidental number is INDETERMINATE.

@@ -140,6 +140,7 @@ class AnthropicStub:
         self.usages: list[dict[str, Any]] = []  # every billed usage: {"usage": ..., "batch": bool}
         self.refusals: list[tuple[int, str]] = []  # (status, message) of every refused request
         self.count_calls = 0
+        self.unauthorized: list[str] = []  # paths answered 401
         self.batches: dict[str, dict[str, Any]] = {}
         self.calls: dict[str, int] = {}
         self._cache: dict[str, float] = {}  # prefix hash -> expiry (monotonic)
@@ -275,6 +276,8 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length)  # always read the body: the connection is kept alive
         path = self.path.split("?")[0].rstrip("/")
         if self.stub.reject_key or not (self.headers.get("x-api-key") or self.headers.get("authorization")):
+            with self.stub._lock:
+                self.stub.unauthorized.append(path)
             self._json(401, _error("authentication_error", "invalid x-api-key"), {"x-should-retry": "false"})
             return
         limit = self.stub.batch_max_bytes if path.endswith("/batches") else MAX_REQUEST_BYTES
