@@ -254,3 +254,39 @@ def test_from_audit_mistakes_are_one_line(tmp_path: Path, args: list[str], expec
     with AnthropicStub() as stub:
         result = verify(out, stub, *args)
     assert result.returncode == 2 and expected in one_line_error(result)
+
+
+def test_some_calls_failing_is_a_partial_report_exit_0(tmp_path: Path) -> None:
+    cases: Cases = {"xx:1:honest": CASES["xx:1:honest"],
+                    "xx:2:down": ({}, {**HONEST, "fail": [529] * 9}, "INDETERMINATE")}  # past the SDK's retries
+    out = make_workspace(tmp_path / "out", cases)
+    with AnthropicStub(scripts(cases)) as stub:
+        result = verify(out, stub, env=config_with(tmp_path, max_retries=1))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "partial report" in result.stderr and "Traceback" not in result.stderr
+    doc, markdown = report(out)
+    got = {v["id"]: v for v in doc["verdicts"]}
+    assert got["xx:1:honest"]["verdict"] == "MATCH" and got["xx:2:down"]["no_verdict_reason"] == "api"
+    assert doc["partial"] and "1 of the calls failed" in doc["partial_reason"] and "Partial report" in markdown
+
+
+def test_llm_keys_are_optional_and_checked(tmp_path: Path) -> None:
+    from sv_scrapy.core.errors import ConfigError
+    from sv_scrapy.llm.settings import llm_settings
+
+    defaults = llm_settings({})
+    assert (defaults["thinking"], defaults["max_tokens"], defaults["batch_max_requests"],
+            defaults["batch_max_bytes"]) == ("off", 1024, 100_000, 256_000_000)
+    assert llm_settings({"max_output_tokens": 700})["max_tokens"] == 700  # the older key still reads
+    assert llm_settings({"prices_usd_per_mtok": {"input": 2.0, "output": 8.0}})["prices_usd_per_mtok"][
+        "cache_write_5m"] == 2.5
+    config_with(tmp_path)
+    path = tmp_path / "config" / "_source-verify.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    del doc["llm"]  # a playbook repo's config has no llm section
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert load_config(tmp_path / "config").llm["thinking"] == "off"
+    doc["llm"] = {"thinking": "maybe"}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ConfigError, match="llm.thinking: must be one of off, default, adaptive"):
+        load_config(tmp_path / "config")
