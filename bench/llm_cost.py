@@ -1,11 +1,13 @@
-"""What the LLM layer costs per claim: the requests for a worklist of the real corpus slice,
-sent with the real anthropic SDK to the local stub, which counts their input tokens.
+"""What the LLM layer costs per claim, from usage as the API bills it: the requests for every
+claim of the real corpus slice, sent with the real anthropic SDK to the local stub (which
+keeps the API's rules and reports usage with its cache lines), once in sync mode and once
+as Message Batches.
 
     python bench/llm_cost.py [--corpus ../shared/corpus/property-deep-dive]
 
 No page of the slice is fetched: each claim gets a synthetic page (its own sentence amid
-~6 KB of filler) so the excerpts have the crawl's real window and count. Goal: ≤ 3,000
-input tokens a claim on average (the seed's agent fan-out spends ~30–40k).
+~6 KB of filler) so the excerpts have the crawl's real window and count. Goals: ≤ 1,000
+input tokens a claim on average; batch ≤ 0.5× sync.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -22,45 +25,76 @@ sys.path.insert(0, str(PROJECT_DIR))
 from sv_scrapy.config import load_config  # noqa: E402
 from sv_scrapy.core.claims import extract_corpus  # noqa: E402
 from sv_scrapy.core.prefilter import PrefilterSettings, prior_for_text  # noqa: E402
-from sv_scrapy.llm.client import actual_cost, make_client, run_sync  # noqa: E402
-from sv_scrapy.llm.prompts import build_params, estimate_input_tokens, widen  # noqa: E402
+from sv_scrapy.llm.batch import BatchRunner  # noqa: E402
+from sv_scrapy.llm.client import Outcome, make_client, run_sync  # noqa: E402
+from sv_scrapy.llm.cost import CHARS_PER_TOKEN, Usage, cache_hit_share, cost_usd, total  # noqa: E402
+from sv_scrapy.llm.prompts import Shape, build_params, estimate_input_tokens, prefix_chars, widen  # noqa: E402
+from sv_scrapy.llm.settings import for_model  # noqa: E402
 from sv_scrapy.mockweb.anthropic_stub import AnthropicStub  # noqa: E402
 from sv_scrapy.runtime import Runtime  # noqa: E402
 
 FILLER = "General guidance on the procedure, the forms to file and the deadlines that apply to each case. " * 60
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", type=Path, default=PROJECT_DIR.parent / "shared" / "corpus" / "property-deep-dive")
-    args = ap.parse_args()
-    if not (args.corpus / "config").is_dir():
-        print(f"skip: corpus slice not found at {args.corpus}", file=sys.stderr)
-        return 0
-    cfg = load_config(args.corpus / "config")
-    llm, fetch = cfg.llm, cfg.fetch
-    claims = extract_corpus(args.corpus, cfg.hosts, Runtime(cfg, args.corpus, Path("/tmp")).extract_options()).claims
-    settings = PrefilterSettings(fetch.excerpt_window_chars, fetch.max_excerpts_per_claim, 0, ())
+def jobs_for(corpus: Path, shape: Shape) -> dict[str, dict[str, object]]:
+    cfg = load_config(corpus / "config")
+    claims = extract_corpus(corpus, cfg.hosts, Runtime(cfg, corpus, Path("/tmp")).extract_options()).claims
+    settings = PrefilterSettings(cfg.fetch.excerpt_window_chars, cfg.fetch.max_excerpts_per_claim, 0, ())
     jobs = {}
     for claim in claims:
         page = FILLER[:3000] + " " + claim.claim_text + " " + FILLER[:3000]
         prior = prior_for_text(claim.values, page, [claim.source_host], settings)
         item = {**claim.as_dict(), "prior": prior.prior, "excerpts": prior.excerpts, "fetch_status": "OK"}
-        jobs[claim.id] = build_params(item, llm["model"], llm["max_output_tokens"],
-                                      evidence=widen(item, page, llm["evidence_chars"]))
-    with AnthropicStub() as stub:
+        jobs[claim.id] = build_params(item, shape, widen(item, page, cfg.llm["evidence_chars"]))
+    return jobs
+
+
+def line(name: str, outcomes: dict[str, Outcome], prices: dict[str, float], batch: bool) -> tuple[Usage, float]:
+    usage = total(o.usage for o in outcomes.values())
+    dollars = cost_usd(usage, prices, batch)
+    per_claim = [o.usage.prompt_tokens for o in outcomes.values()]
+    print(f"  {name:5} input tokens a claim (as billed: uncached + cache writes + reads) mean "
+          f"{statistics.mean(per_claim):,.0f}, median {statistics.median(per_claim):,.0f}, max {max(per_claim):,}; "
+          f"output {usage.output_tokens / len(outcomes):,.0f}; cache hit share {cache_hit_share(usage):.0%}; "
+          f"cost ${dollars:.4f} (${dollars / len(outcomes) * 1000:.3f} per 1,000 claims)")
+    return usage, dollars
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--corpus", type=Path, default=PROJECT_DIR.parent / "shared" / "corpus" / "property-deep-dive")
+    args = ap.parse_args()
+    if not (args.corpus / "config").is_dir():
+        print(f"skip: corpus slice not found at {args.corpus}", file=sys.stderr)
+        return 0
+    llm = load_config(PROJECT_DIR / "config").llm  # sv_scrapy's llm section (the slice's config has none)
+    prices, cache_min, _ = for_model(llm, llm["model"])
+    prefix = prefix_chars() // CHARS_PER_TOKEN
+    results = {}
+    with AnthropicStub(polls_before_end=0, cache_min_tokens=cache_min) as stub, tempfile.TemporaryDirectory() as tmp:
         os.environ.update(stub.env())
-        outcomes = run_sync(make_client(0, 30), jobs, llm["concurrency"])
-        counted = [r["_tokens"] for r in stub.requests]
+        client = make_client(0, 30)
+        for mode, ttl in (("sync", "5m"), ("batch", "1h")):
+            shape = Shape(llm["model"], llm["max_tokens"], llm["thinking"], ttl if prefix >= cache_min else None)
+            jobs = jobs_for(args.corpus, shape)
+            if mode == "sync":
+                outcomes = run_sync(client, jobs, llm["concurrency"], llm["max_tokens_retry"])
+            else:
+                runner = BatchRunner(client, Path(tmp), 0.0, lambda _m: None, llm["batch_max_requests"],
+                                     llm["batch_max_bytes"], llm["max_tokens_retry"])
+                outcomes = runner.run(jobs, {"bench": True})
+            results[mode] = (jobs, outcomes)
+    jobs, _ = results["sync"]
+    print(f"{len(jobs)} claims of the slice, model {llm['model']} at {prices['input']}/{prices['output']} USD per "
+          f"MTok (cache write 5m {prices['cache_write_5m']}, 1h {prices['cache_write_1h']}, read "
+          f"{prices['cache_read']}; batch ×{prices['batch_discount']})")
+    print(f"  cacheable prefix (tools + instructions) ~{prefix:,} tokens; the model caches from {cache_min:,}: "
+          f"prompt cache {'on' if prefix >= cache_min else 'off (a marker would do nothing)'}")
+    _, sync_cost = line("sync", results["sync"][1], prices, batch=False)
+    _, batch_cost = line("batch", results["batch"][1], prices, batch=True)
     ours = [estimate_input_tokens(p) for p in jobs.values()]
-    prices = llm["prices_usd_per_mtok"]
-    print(f"{len(jobs)} claims of the slice, model {llm['model']}")
-    print(f"  input tokens a claim (stub's count, 4 chars a token): mean {statistics.mean(counted):,.0f}, "
-          f"median {statistics.median(counted):,.0f}, max {max(counted):,} (goal ≤ 3,000 on average)")
-    print(f"  our pre-call estimate (3 chars a token, deliberately high): mean {statistics.mean(ours):,.0f}")
-    print(f"  cost of the whole slice at {prices['input']}/{prices['output']} USD per MTok: "
-          f"sync ${actual_cost(list(outcomes.values()), prices, False):.4f}, "
-          f"batch ${actual_cost(list(outcomes.values()), prices, True):.4f}")
+    print(f"  pre-call heuristic (when count_tokens is unreachable; 3 chars a token): mean {statistics.mean(ours):,.0f}")
+    print(f"  batch ÷ sync cost: {batch_cost / sync_cost:.2f} (goal ≤ 0.5); goal ≤ 1,000 input tokens a claim")
     return 0
 
 

@@ -29,6 +29,7 @@ from sv_scrapy.core.schema import (
     Str,
     validate,
 )
+from sv_scrapy.llm.settings import LLM_SPEC, llm_settings
 
 SOURCE_VERIFY_FILE = "_source-verify.json"
 LIVENESS_FILE = "_url-liveness.json"
@@ -80,37 +81,9 @@ SOURCE_VERIFY_SPEC = Obj(
             }
         ),
     },
-    # sv_scrapy's own: the LLM layer (scrapy verify); every key optional, defaults in LLM_DEFAULTS
-    optional={
-        "llm": Obj(
-            required={},
-            optional={
-                "model": Str(),
-                "max_output_tokens": POS_INT,
-                "concurrency": POS_INT,
-                "max_retries": INT,
-                "timeout_seconds": NUM,
-                "evidence_chars": POS_INT,
-                "poll_seconds": NUM,
-                "prices_usd_per_mtok": Obj(required={"input": NUM, "output": NUM},
-                                           optional={"cache_read": NUM, "batch_discount": NUM}),
-            },
-        )
-    },
+    # sv_scrapy's own: the LLM layer (scrapy verify); every key optional (sv_scrapy/llm/settings.py)
+    optional={"llm": LLM_SPEC},
 )
-
-# Haiku-class by default, never Opus; prices as published for claude-haiku-5-5 (prompts up to
-# 100k tokens) in December 2026 — update them with the model
-LLM_DEFAULTS: dict[str, Any] = {
-    "model": "claude-haiku-5-5",
-    "max_output_tokens": 600,
-    "concurrency": 8,
-    "max_retries": 4,
-    "timeout_seconds": 120.0,
-    "evidence_chars": 4000,
-    "poll_seconds": 30.0,
-    "prices_usd_per_mtok": {"input": 0.10, "output": 0.50, "cache_read": 0.01, "batch_discount": 0.5},
-}
 
 _HOST_POLICY = Obj(
     required={"concurrency": POS_INT, "interval_ms": INT}, optional={"reason": Str()}
@@ -360,7 +333,5 @@ def load_config(config_dir: str | Path) -> Config:
         liveness=_liveness(ul),
         hosts=hosts,
         allowlist_path=allowlist_path,
-        llm={**LLM_DEFAULTS, **sv.get("llm", {}),
-             "prices_usd_per_mtok": {**LLM_DEFAULTS["prices_usd_per_mtok"],
-                                     **sv.get("llm", {}).get("prices_usd_per_mtok", {})}},
+        llm=llm_settings(sv.get("llm", {})),
     )

@@ -1,8 +1,11 @@
-"""``scrapy verify``: the LLM layer over a worklist, quote-or-abstain enforced in code.
+"""``scrapy verify``: the LLM layer over a worklist or an audit's flags, quote-or-abstain
+enforced in code.
 
-Items whose page could not be read get ``SOURCE_UNAVAILABLE`` without a call; PDFs we could
-not read ourselves go as document blocks with citations; every other item is one request.
-The cost is estimated before any call, and ``--max-cost-usd`` refuses to start above it.
+Items whose page could not be read get ``SOURCE_UNAVAILABLE`` without a call; what is sent
+for each page kind is decided in ``sv_scrapy.llm.jobs``. The cost is estimated before any
+call (``messages.count_tokens`` when reachable) and ``--max-cost-usd`` refuses to start
+above it. Exit 0 with the report written; 2 for a user's mistake; 1 when no verdict could
+be had for an API reason (unreachable, auth, quota) — the report is then kept, marked partial.
 """
 
 from __future__ import annotations
@@ -19,46 +22,42 @@ from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.atomic import write_json, write_text
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.store import ContentStore
-from sv_scrapy.llm.client import BatchRunner, Outcome, actual_cost, estimate_cost, make_client, run_sync
+from sv_scrapy.llm.batch import BatchRunner
+from sv_scrapy.llm.client import API, LlmUnavailable, Outcome, count_tokens, make_client, run_sync
+from sv_scrapy.llm.cost import CHARS_PER_TOKEN, cache_hit_share, cost_usd, estimate_cost, total
 from sv_scrapy.llm.guardrails import apply_guardrails
-from sv_scrapy.llm.prompts import build_params, estimate_input_tokens, widen
+from sv_scrapy.llm.jobs import Plan, load_items, parse_only, plan_jobs, select
+from sv_scrapy.llm.prompts import Shape, estimate_input_tokens, prefix_chars
 from sv_scrapy.llm.report import render_verify_markdown
+from sv_scrapy.llm.settings import for_model
 
 if TYPE_CHECKING:
     import argparse
 
-UNREADABLE = ("SOURCE_UNAVAILABLE",)
-PDF_PRIORS = ("PDF_NO_TEXT", "SOURCE_BINARY")
 
-
-def load_worklist(path: Path) -> dict[str, Any]:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ArgumentError(f"{path}: worklist not found (run `scrapy crawl worklist` first)") from None
-    except (OSError, ValueError) as exc:
-        raise ArgumentError(f"{path}: not a readable worklist JSON ({str(exc).splitlines()[0][:80]})") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("items"), list):
-        raise ArgumentError(f"{path}: not a worklist (no 'items' list)")
-    for i, item in enumerate(doc["items"]):
-        missing = [k for k in ("id", "scope", "line_no", "source_url", "claim_text", "prior") if k not in item]
-        if missing:
-            raise ArgumentError(f"{path}: items[{i}] lacks {', '.join(missing)}")
-    return doc
+def log(message: str) -> None:
+    """Progress for the person watching: stdout, so stderr holds only warnings and the one error line."""
+    print(message, flush=True)
 
 
 class Command(SvCommand):
     name = "verify"
 
     def syntax(self) -> str:
-        return "[--worklist PATH] [--count N] [--model M] [--mode sync|batch] [--max-cost-usd X] [--resume BATCH_ID]"
+        return ("[--worklist PATH | --from-audit [PATH] [--only FLAGS]] [--country CC] [--count N] [--model M] "
+                "[--mode sync|batch] [--max-cost-usd X] [--resume BATCH_ID]")
 
     def short_desc(self) -> str:
-        return "LLM verdicts over a worklist; quotes checked against the fetched pages"
+        return "LLM verdicts over a worklist or an audit's flags; quotes checked against the fetched pages"
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument("--worklist", metavar="PATH", help="default <SV_OUTPUT_DIR>/worklist.json")
+        parser.add_argument("--from-audit", nargs="?", const="", metavar="PATH",
+                            help="verify an audit's flagged claims (default <SV_OUTPUT_DIR>/audit/audit.json)")
+        parser.add_argument("--only", metavar="FLAGS",
+                            help="with --from-audit: TOKENS_ABSENT,stale_changed,CONTENT_CHANGED (default all)")
+        parser.add_argument("--country", metavar="CC", help="only this scope (country code)")
         parser.add_argument("--count", metavar="N", help="verify the first N items (default all)")
         parser.add_argument("--model", metavar="M", help="model id (default from config: llm.model)")
         parser.add_argument("--mode", default="sync", help="sync (default) or batch (Message Batches, half price)")
@@ -66,118 +65,155 @@ class Command(SvCommand):
         parser.add_argument("--resume", metavar="BATCH_ID", help="collect the results of a submitted batch")
 
     def execute(self, opts: argparse.Namespace) -> int:
+        import anthropic
+
+        try:
+            return self.verify(opts)
+        except (anthropic.AnthropicError, LlmUnavailable) as exc:  # one line, never a traceback
+            print(f"scrapy verify: error: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}", file=sys.stderr)
+            return 1
+
+    def verify(self, opts: argparse.Namespace) -> int:
         rt = self.runtime()
         llm = rt.config.llm
-        mode = opts.mode
-        if mode not in ("sync", "batch"):
-            raise ArgumentError(f"--mode {mode!r}: expected sync or batch")
-        if opts.resume:
-            mode = "batch"
-            if not re.fullmatch(r"[A-Za-z0-9_-]{1,128}", opts.resume):
-                raise ArgumentError(f"--resume {opts.resume!r}: not a batch id")
+        mode = "batch" if opts.resume else opts.mode
+        if opts.mode not in ("sync", "batch"):
+            raise ArgumentError(f"--mode {opts.mode!r}: expected sync or batch")
+        if opts.resume and not re.fullmatch(r"[A-Za-z0-9_-]{1,128}", opts.resume):
+            raise ArgumentError(f"--resume {opts.resume!r}: not a batch id")
+        if opts.country is not None and not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,31}", opts.country):
+            raise ArgumentError(f"--country {opts.country!r}: expected a scope like fr")
         count = _positive_int("--count", opts.count)
         max_cost = _money("--max-cost-usd", opts.max_cost_usd)
         model = opts.model or llm["model"]
-        path = Path(opts.worklist) if opts.worklist else rt.output_dir / "worklist.json"
-        worklist = load_worklist(path)
-        store = ContentStore(rt.output_dir / "store")
 
-        items, seen = [], set()
-        for item in worklist["items"]:
-            if item["id"] not in seen:
-                seen.add(item["id"])
-                items.append(item)
-        items = items[:count] if count else items
+        if opts.from_audit is not None:
+            if opts.worklist:
+                raise ArgumentError("--worklist and --from-audit: give one source")
+            path = Path(opts.from_audit) if opts.from_audit else rt.output_dir / "audit" / "audit.json"
+            only = parse_only(opts.only)
+            doc = load_items(path, "audit")
+            items = select(doc["items"], only=only, country=opts.country, count=count)
+            source = {"audit": str(path), "only": list(only)}
+        else:
+            if opts.only is not None:
+                raise ArgumentError("--only selects an audit's flags: use it with --from-audit")
+            path = Path(opts.worklist) if opts.worklist else rt.output_dir / "worklist.json"
+            doc = load_items(path, "worklist")
+            items = select(doc["items"], country=opts.country, count=count)
+            source = {"worklist": str(path)}
+        scope = opts.country or (doc.get("params") or {}).get("country") or "all"
 
-        jobs: dict[str, dict[str, Any]] = {}
-        texts: dict[str, str | None] = {}
-        skipped: dict[str, str] = {}
-        for item in items:
-            pdf_path = store.pdf_path(item["source_url"])
-            if item["prior"] in PDF_PRIORS:
-                if pdf_path.is_file():
-                    jobs[item["id"]] = build_params(item, model, llm["max_output_tokens"], pdf=pdf_path.read_bytes())
-                else:
-                    skipped[item["id"]] = "the PDF's bytes are not in the content store: nothing to send"
-            elif item["prior"] in UNREADABLE or item.get("fetch_status") not in ("OK", None):
-                skipped[item["id"]] = f"the page was not read ({item.get('note') or item.get('fetch_status')})"
-            else:
-                text = store.text(item["source_url"])
-                texts[item["id"]] = text if text is not None else "\n".join(item.get("excerpts") or []) or None
-                evidence = widen(item, text, llm["evidence_chars"])
-                jobs[item["id"]] = build_params(item, model, llm["max_output_tokens"], evidence=evidence)
+        prices, cache_min, known = for_model(llm, model)
+        if not known:
+            log(f"note: no prices for {model} in config (llm.models): costs use llm.prices_usd_per_mtok")
+        batch = mode == "batch"
+        cache_ttl = ("1h" if batch else "5m") if prefix_chars() // CHARS_PER_TOKEN >= cache_min else None
+        shape = Shape(model, llm["max_tokens"], llm["thinking"], cache_ttl)
+        plan = plan_jobs(items, ContentStore(rt.output_dir / "store"), shape, llm["evidence_chars"])
 
-        prices = llm["prices_usd_per_mtok"]
-        est_in = sum(estimate_input_tokens(p) for p in jobs.values())
-        est_out = len(jobs) * llm["max_output_tokens"]
-        est_cost = estimate_cost(est_in, est_out, prices, batch=mode == "batch")
+        client = make_client(llm["max_retries"], llm["timeout_seconds"]) if plan.jobs else None
+        counted = count_tokens(client, plan.jobs, llm["concurrency"], log) \
+            if plan.jobs and llm["count_tokens"] and not opts.resume else None
+        est_in = sum(counted.values()) if counted else \
+            sum(estimate_input_tokens(p, plan.pdf_pages.get(k, 0)) for k, p in plan.jobs.items())
+        est_out = len(plan.jobs) * llm["max_tokens"]
+        est_cost = estimate_cost(est_in, est_out, prices, batch)
         if max_cost is not None and est_cost > max_cost and not opts.resume:
-            raise ArgumentError(f"estimated cost ${est_cost:.4f} ({len(jobs)} calls, ~{est_in:,} input tokens) "
+            raise ArgumentError(f"estimated cost ${est_cost:.4f} ({len(plan.jobs)} calls, ~{est_in:,} input tokens) "
                                 f"is above --max-cost-usd {max_cost:g}: nothing was sent")
-        client = make_client(llm["max_retries"], llm["timeout_seconds"]) if jobs else None
-        print(f"estimate: {len(jobs)} call(s), ~{est_in:,} input + ≤{est_out:,} output tokens, ≤ ${est_cost:.4f} "
-              f"with {model} ({mode}); {len(skipped)} item(s) need no call", file=sys.stderr)
+        log(f"estimate: {len(plan.jobs)} call(s), {est_in:,} input tokens ({'counted by the API' if counted else 'heuristic'}"
+            f") + ≤{est_out:,} output, ≤ ${est_cost:.4f} with {model} ({mode}, prompt cache "
+            f"{cache_ttl or f'off: prefix under {cache_min:,} tokens'}); {len(plan.skipped)} item(s) need no call")
 
         outcomes: dict[str, Outcome] = {}
-        if jobs:
-            if mode == "sync":
-                outcomes = run_sync(client, jobs, llm["concurrency"])
+        if plan.jobs:
+            if not batch:
+                outcomes = run_sync(client, plan.jobs, llm["concurrency"], llm["max_tokens_retry"])
             else:
                 poll = float(os.environ.get("SV_LLM_POLL_SECONDS") or llm["poll_seconds"])
-                runner = BatchRunner(client, self.reports_dir(rt.output_dir), poll,
-                                     lambda msg: print(msg, file=sys.stderr, flush=True))
-                outcomes = runner.run(jobs, {"worklist": str(path), "model": model}, resume=opts.resume)
+                runner = BatchRunner(client, self.reports_dir(rt.output_dir), poll, log, llm["batch_max_requests"],
+                                     llm["batch_max_bytes"], llm["max_tokens_retry"])
+                try:
+                    outcomes = runner.run(plan.jobs, {**source, "model": model}, resume=opts.resume)
+                except LlmUnavailable as exc:
+                    print(f"scrapy verify: error: {exc}", file=sys.stderr)
+                    return 1
 
-        verdicts = []
-        for item in items:
-            if item["id"] in skipped:
-                verdicts.append(_unavailable(item, skipped[item["id"]]))
-                continue
-            outcome = outcomes.get(item["id"]) or Outcome(error="no response")
-            is_pdf = item["prior"] in PDF_PRIORS
-            verdicts.append(apply_guardrails(
-                item, outcome.answer, page_text=None if is_pdf else texts.get(item["id"]),
-                cited_texts=outcome.cited_texts if is_pdf else None, error=outcome.error))
-        self.write_report(rt.output_dir, worklist, path, model, mode, verdicts, list(outcomes.values()),
-                          {"input_tokens": est_in, "output_tokens": est_out, "cost_usd": round(est_cost, 6)}, prices)
+        verdicts = [self.verdict(item, plan, outcomes) for item in items]
+        failed = [k for k in plan.jobs if outcomes.get(k, Outcome(kind=API)).kind == API]
+        usage = total(o.usage for o in outcomes.values())
+        doc_out = {
+            "generated_at": datetime.now(UTC).isoformat(timespec="seconds"), "scope": scope, "model": model,
+            "mode": mode, "source": source, "thinking": llm["thinking"], "prompt_cache": cache_ttl,
+            "estimate": {"input_tokens": est_in, "output_tokens": est_out, "cost_usd": round(est_cost, 6),
+                         "counted_by_api": bool(counted)},
+            "usage": {**usage.as_dict(), "cost_usd": round(cost_usd(usage, prices, batch), 6),
+                      "cache_hit_share": round(cache_hit_share(usage), 4), "prices_usd_per_mtok": prices},
+            "partial": bool(failed),
+            "partial_reason": _why(failed, outcomes) if failed else "",
+            "verdicts": verdicts,
+        }
+        report = self.write_report(rt.output_dir, scope, doc_out)
+        if failed and len(failed) == len(plan.jobs):
+            print(f"scrapy verify: error: no verdict could be had: {doc_out['partial_reason']}; "
+                  f"partial report kept at {report}", file=sys.stderr)
+            return 1
+        if failed:
+            print(f"scrapy verify: warning: partial report: {doc_out['partial_reason']}", file=sys.stderr)
         return 0
+
+    @staticmethod
+    def verdict(item: dict[str, Any], plan: Plan, outcomes: dict[str, Outcome]) -> dict[str, Any]:
+        key = item["id"]
+        if key in plan.skipped:
+            verdict, why = plan.skipped[key]
+            return {**_identity(item), "verdict": verdict, "claimed": "", "source_says": "",
+                    "confidence": "HIGH" if verdict == "SOURCE_UNAVAILABLE" else "LOW", "note": why,
+                    "guardrail_actions": [], "model_verdict": None, "sent_as": "nothing"}
+        outcome = outcomes.get(key) or Outcome(kind=API, error="no response")
+        record = apply_guardrails(item, outcome.answer, page_text=plan.texts.get(key), error=outcome.error,
+                                  unchecked=plan.unchecked.get(key, ""))
+        return {**record, "sent_as": plan.methods.get(key, ""), "stop_reason": outcome.stop_reason,
+                "attempts": outcome.notes, "no_verdict_reason": outcome.kind if outcome.answer is None else ""}
 
     @staticmethod
     def reports_dir(output_dir: Path) -> Path:
         return output_dir.parent / "reports"
 
-    def write_report(self, output_dir: Path, worklist: dict[str, Any], path: Path, model: str, mode: str,
-                     verdicts: list[dict[str, Any]], outcomes: list[Outcome], estimate: dict[str, Any],
-                     prices: dict[str, float]) -> None:
-        now = datetime.now(UTC)
-        scope = (worklist.get("params") or {}).get("country") or "all"
-        scope_slug = re.sub(r"[^A-Za-z0-9_-]+", "-", str(scope)).strip("-") or "all"
-        batch = mode == "batch"
-        doc = {
-            "generated_at": now.isoformat(timespec="seconds"), "scope": scope, "model": model, "mode": mode,
-            "worklist": str(path), "estimate": estimate,
-            "usage": {"calls": len(outcomes), "input_tokens": sum(o.input_tokens for o in outcomes),
-                      "output_tokens": sum(o.output_tokens for o in outcomes),
-                      "cache_read_tokens": sum(o.cache_read_tokens for o in outcomes),
-                      "cost_usd": round(actual_cost(outcomes, prices, batch), 6)},
-            "verdicts": verdicts,
-        }
-        base = self.reports_dir(output_dir) / f"source-verify-{scope_slug}-{now.date().isoformat()}"
+    def write_report(self, output_dir: Path, scope: str, doc: dict[str, Any]) -> Path:
+        """``source-verify-<scope>-<YYYYMMDD-HHMMSS>.md`` + ``.json``; never an existing one."""
+        slug = re.sub(r"[^A-Za-z0-9_-]+", "-", str(scope)).strip("-") or "all"
+        folder = self.reports_dir(output_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        for n in range(1, 1000):
+            base = folder / f"source-verify-{slug}-{stamp}{'' if n == 1 else f'-{n}'}"
+            try:  # reserve the name: a second run in the same second takes the next one
+                os.close(os.open(base.with_suffix(".json"), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            except FileExistsError:
+                continue
+            break
         write_json(base.with_suffix(".json"), doc)
         write_text(base.with_suffix(".md"), render_verify_markdown(doc))
         counts: dict[str, int] = {}
-        for v in verdicts:
+        for v in doc["verdicts"]:
             counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
-        downgraded = sum(1 for v in verdicts if v.get("guardrail_actions"))
-        print(json.dumps({"verdicts": counts, "downgraded": downgraded, "usage": doc["usage"],
-                          "report": str(base.with_suffix(".md"))}, indent=2))
+        downgraded = sum(1 for v in doc["verdicts"] if v.get("guardrail_actions"))
+        print(json.dumps({"verdicts": counts, "downgraded": downgraded, "partial": doc["partial"],
+                          "usage": doc["usage"], "report": str(base.with_suffix(".md"))}, indent=2))
+        return base.with_suffix(".md")
 
 
-def _unavailable(item: dict[str, Any], why: str) -> dict[str, Any]:
+def _why(failed: list[str], outcomes: dict[str, Outcome]) -> str:
+    first = next((outcomes[k].error for k in failed if k in outcomes and outcomes[k].error), "no response")
+    return f"{len(failed)} of the calls failed for an API reason ({first})"
+
+
+def _identity(item: dict[str, Any]) -> dict[str, Any]:
     return {"id": item["id"], "scope": item["scope"], "line_no": item["line_no"], "source_url": item["source_url"],
             "claim_text": item.get("claim_text", ""), "source_tier": item.get("source_tier", ""),
-            "prior": item.get("prior", ""), "verdict": "SOURCE_UNAVAILABLE", "claimed": "", "source_says": "",
-            "confidence": "HIGH", "note": why, "guardrail_actions": [], "model_verdict": None}
+            "prior": item.get("prior", "")}
 
 
 def _positive_int(flag: str, raw: str | None) -> int | None:

@@ -1,37 +1,62 @@
-"""Calls to the Messages API through the anthropic SDK: sync (bounded concurrency, the SDK's
-own retries for 429/529/5xx) or Message Batches (half price, resumable from its id).
+"""Calls to the Messages API through the anthropic SDK, and what each answer means.
 
 The key comes from ``ANTHROPIC_API_KEY`` and is never logged; ``ANTHROPIC_BASE_URL`` (the
 SDK's own variable) points the client elsewhere, which is how the tests reach their stub.
+
+Every ``stop_reason`` is handled: ``tool_use`` / ``end_turn`` / ``stop_sequence`` carry an
+answer (or not, if the tool was not called); ``max_tokens`` is asked once more with the
+larger budget, then reported "answer cut off"; ``refusal``, ``pause_turn`` and a full
+context window are no answer, each said so. A 400 that rejects the forced tool is asked
+once more with ``tool_choice: auto`` (the guardrails are the same either way). Failures that
+mean no call can succeed (unreachable, auth, permission, billing) stop the run's remaining
+calls. Sync mode: bounded concurrency, the SDK's own retries for 429/529/5xx/connection.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import time
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.errors import ArgumentError
+from sv_scrapy.llm.cost import Usage
+from sv_scrapy.llm.prompts import count_params, with_changes
 from sv_scrapy.llm.schema import TOOL_NAME
+
+# Outcome.kind: why there is no answer
+API = "api"  # no verdict for an API reason (unreachable, auth, quota, overloaded, expired): the run may exit 1
+REQUEST = "request"  # the API refused this request (invalid, too large): resubmitting it would fail again
+CUT = "cut"  # stop_reason max_tokens
+MODEL = "model"  # the model answered, but not with a usable verdict (refusal, no tool call)
+
+FATAL_STATUS = (401, 402, 403)  # authentication, billing, permission: no other call can succeed
+STOP_NOTES = {
+    "refusal": "model refused (stop_reason refusal)",
+    "pause_turn": "the model paused its turn (stop_reason pause_turn; no server tools are used here)",
+    "model_context_window_exceeded": "the request filled the model's context window",
+}
+
+
+class LlmUnavailable(Exception):  # noqa: N818 — reads as the one line it prints
+    """No verdict could be had for an API reason; the command exits 1 with this line."""
 
 
 @dataclass
 class Outcome:
-    """What came back for one request: the tool input, citations, usage, or the error."""
+    """What came back for one item, over all its attempts: the tool input, citations, usage, or why not."""
 
     answer: dict[str, Any] | None = None
     cited_texts: list[str] = field(default_factory=list)
     error: str = ""
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
+    kind: str = ""
+    stop_reason: str = ""
+    usage: Usage = field(default_factory=Usage)
+    notes: list[str] = field(default_factory=list)
+    fatal: bool = False
+    error_type: str = ""  # the API's error type, when there was one
 
 
 def make_client(max_retries: int, timeout_s: float) -> Any:
@@ -44,12 +69,14 @@ def make_client(max_retries: int, timeout_s: float) -> Any:
 
 
 def parse_message(message: Any) -> Outcome:
-    usage = getattr(message, "usage", None)
-    outcome = Outcome(
-        input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
-        output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
-        cache_read_tokens=int(getattr(usage, "cache_read_input_tokens", 0) or 0),
-    )
+    stop = str(getattr(message, "stop_reason", "") or "")
+    outcome = Outcome(stop_reason=stop, usage=Usage.from_api(getattr(message, "usage", None)))
+    if stop == "max_tokens":
+        outcome.kind, outcome.error = CUT, "answer cut off at max_tokens"
+        return outcome
+    if stop in STOP_NOTES:
+        outcome.kind, outcome.error = MODEL, STOP_NOTES[stop]
+        return outcome
     for block in getattr(message, "content", None) or []:
         kind = getattr(block, "type", "")
         if kind == "tool_use" and getattr(block, "name", "") == TOOL_NAME:
@@ -61,112 +88,131 @@ def parse_message(message: Any) -> Outcome:
                 if cited:
                     outcome.cited_texts.append(str(cited))
     if outcome.answer is None:
-        outcome.error = "the model answered without calling record_verdict"
+        outcome.kind, outcome.error = MODEL, "the model answered without calling record_verdict"
     return outcome
 
 
-def _error_text(exc: BaseException) -> str:
-    status = getattr(exc, "status_code", None)
-    return f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "") + ": " + str(exc).splitlines()[0][:160]
+def _first_line(text: str) -> str:
+    return (text.splitlines() or [""])[0][:200]
 
 
-def run_sync(client: Any, jobs: Mapping[str, Mapping[str, Any]], concurrency: int) -> dict[str, Outcome]:
-    """One ``messages.create`` per job, ``concurrency`` at a time."""
+def from_exception(exc: BaseException) -> Outcome:
+    """An SDK exception as an outcome: which kind, and whether the run can go on."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIConnectionError):
+        what = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "unreachable"
+        return Outcome(kind=API, fatal=True, error=f"API {what} ({type(exc).__name__}: {_first_line(str(exc))})")
+    if isinstance(exc, anthropic.APIStatusError):
+        body: Mapping[str, Any] = exc.body if isinstance(exc.body, Mapping) else {}
+        raw = body.get("error")
+        err: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        etype = str(err.get("type") or "")
+        message = _first_line(str(err.get("message") or exc.message))
+        line = f"HTTP {exc.status_code} {etype or type(exc).__name__}: {message}"
+        if exc.status_code in FATAL_STATUS or "usage limit" in message.lower():
+            return Outcome(kind=API, fatal=True, error=line, error_type=etype)
+        if exc.status_code in (400, 404, 413, 422):
+            return Outcome(kind=REQUEST, error=line, error_type=etype or "invalid_request_error")
+        return Outcome(kind=API, error=line, error_type=etype)
+    return Outcome(kind=API, error=f"{type(exc).__name__}: {_first_line(str(exc))}")
+
+
+def rejects_forced_tool(params: Mapping[str, Any], outcome: Outcome) -> bool:
+    """A 400 on a request that forced the tool, naming the tool choice or thinking."""
+    forced = (params.get("tool_choice") or {}).get("type") in ("tool", "any")
+    text = outcome.error.lower()
+    return forced and outcome.kind == REQUEST and ("tool_choice" in text or "thinking" in text)
+
+
+def follow_up(params: Mapping[str, Any], outcome: Outcome, retry_budget: int) -> tuple[dict[str, Any] | None, str]:
+    """The one changed request worth sending after ``outcome``, or (None, final error)."""
+    if outcome.kind == CUT:
+        budget = int(params["max_tokens"])
+        if budget < retry_budget:
+            return with_changes(params, max_tokens=retry_budget), f"cut off at max_tokens {budget}; asked again " \
+                                                                  f"with {retry_budget}"
+        return None, f"answer cut off at max_tokens {budget}"
+    if rejects_forced_tool(params, outcome):
+        return with_changes(params, tool_choice={"type": "auto"}), "the API refused the forced tool; asked again " \
+                                                                   "with tool_choice auto"
+    return None, outcome.error
+
+
+def finish(previous: Outcome | None, latest: Outcome) -> Outcome:
+    """``latest`` with the usage and notes of the attempts before it."""
+    if previous is None:
+        return latest
+    usage = Usage()
+    usage.add(previous.usage)
+    usage.add(latest.usage)
+    latest.usage = usage
+    latest.notes = previous.notes + latest.notes
+    return latest
+
+
+class _Abort:
+    """The first fatal failure stops the calls not yet sent."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.reason = ""
+
+    def trip(self, reason: str) -> None:
+        if not self.event.is_set():
+            self.reason = reason
+            self.event.set()
+
+
+def run_sync(client: Any, jobs: Mapping[str, Mapping[str, Any]], concurrency: int, retry_budget: int
+             ) -> dict[str, Outcome]:
+    """One ``messages.create`` per job (plus at most the follow-ups), ``concurrency`` at a time."""
+    abort = _Abort()
 
     def call(key: str) -> tuple[str, Outcome]:
-        try:
-            return key, parse_message(client.messages.create(**jobs[key]))
-        except Exception as exc:  # an API failure is reported on its item, never fatal to the run
-            return key, Outcome(error=_error_text(exc))
+        params: Mapping[str, Any] = jobs[key]
+        done: Outcome | None = None
+        for _ in range(3):  # the first call, a larger budget, the tool unforced
+            if abort.event.is_set():
+                return key, finish(done, Outcome(kind=API, error=f"not sent: {abort.reason}"))
+            try:
+                got = parse_message(client.messages.create(**params))
+            except Exception as exc:  # an API failure is reported on its item, never a traceback
+                got = from_exception(exc)
+                if got.fatal:
+                    abort.trip(got.error)
+            got = finish(done, got)
+            nxt, why = follow_up(params, got, retry_budget)
+            if nxt is None:
+                got.error = why if got.answer is None else got.error
+                return key, got
+            got.notes.append(why)
+            done, params = got, nxt
+        assert done is not None
+        return key, done
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         return dict(pool.map(call, list(jobs)))
 
 
-def custom_id(item_id: str) -> str:
-    """Batch custom ids allow ``[A-Za-z0-9_-]{1,64}``; claim ids hold ``:`` and ``/``."""
-    return "c" + hashlib.sha1(item_id.encode("utf-8")).hexdigest()[:24]
+def count_tokens(client: Any, jobs: Mapping[str, Mapping[str, Any]], concurrency: int,
+                 log: Callable[[str], None]) -> dict[str, int] | None:
+    """``messages.count_tokens`` (free) for every job; None (use the heuristic) if any count fails."""
+    counter = client.with_options(max_retries=1)
+    abort = _Abort()
 
-
-class BatchRunner:
-    """Create → poll → results; errored/expired requests are resubmitted once."""
-
-    def __init__(self, client: Any, state_dir: Path, poll_seconds: float, log: Callable[[str], None]) -> None:
-        self.client = client
-        self.state_dir = state_dir
-        self.poll_seconds = poll_seconds
-        self.log = log
-
-    def _state_path(self, batch_id: str) -> Path:
-        return self.state_dir / f"verify-batch-{batch_id}.json"
-
-    def submit(self, jobs: Mapping[str, Mapping[str, Any]], meta: Mapping[str, Any]) -> str:
-        requests = [{"custom_id": custom_id(key), "params": dict(params)} for key, params in jobs.items()]
-        batch = self.client.messages.batches.create(requests=requests)
-        write_json(self._state_path(batch.id), {"batch_id": batch.id, "ids": {custom_id(k): k for k in jobs},
-                                                "meta": dict(meta)})
-        self.log(f"submitted batch {batch.id} ({len(requests)} requests); resume with --resume {batch.id}")
-        return str(batch.id)
-
-    def load_state(self, batch_id: str) -> dict[str, Any]:
+    def count(key: str) -> tuple[str, int | None]:
+        if abort.event.is_set():
+            return key, None
         try:
-            return dict(json.loads(self._state_path(batch_id).read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            raise ArgumentError(f"--resume {batch_id}: no saved state at {self._state_path(batch_id)}") from None
+            return key, int(counter.messages.count_tokens(**count_params(jobs[key])).input_tokens)
+        except Exception as exc:  # unreachable or refused: the estimate falls back to the heuristic
+            abort.trip(from_exception(exc).error)
+            return key, None
 
-    def collect(self, batch_id: str, ids: Mapping[str, str]) -> tuple[dict[str, Outcome], list[str]]:
-        """(outcomes by item id, item ids to retry: errored or expired)."""
-        while True:
-            batch = self.client.messages.batches.retrieve(batch_id)
-            if batch.processing_status == "ended":
-                break
-            time.sleep(self.poll_seconds)
-        outcomes: dict[str, Outcome] = {}
-        retry: list[str] = []
-        for entry in self.client.messages.batches.results(batch_id):
-            item_id = ids.get(entry.custom_id)
-            if item_id is None:
-                continue
-            kind = entry.result.type
-            if kind == "succeeded":
-                outcomes[item_id] = parse_message(entry.result.message)
-            elif kind in ("errored", "expired"):
-                retry.append(item_id)
-                detail = getattr(getattr(entry.result, "error", None), "error", None)
-                outcomes[item_id] = Outcome(error=f"batch request {kind}" + (f": {detail}" if detail else ""))
-            else:
-                outcomes[item_id] = Outcome(error=f"batch request {kind}")
-        for item_id in ids.values():
-            outcomes.setdefault(item_id, Outcome(error="no result in the batch"))
-        return outcomes, retry
-
-    def run(self, jobs: Mapping[str, Mapping[str, Any]], meta: Mapping[str, Any], resume: str | None = None
-            ) -> dict[str, Outcome]:
-        if resume:
-            state = self.load_state(resume)
-            batch_id, ids = resume, state["ids"]
-        else:
-            batch_id = self.submit(jobs, meta)
-            ids = {custom_id(k): k for k in jobs}
-        outcomes, retry = self.collect(batch_id, ids)
-        retry = [k for k in retry if k in jobs]
-        if retry:
-            self.log(f"{len(retry)} request(s) errored or expired: resubmitting them once")
-            again_id = self.submit({k: jobs[k] for k in retry}, {**meta, "retry_of": batch_id})
-            again, _ = self.collect(again_id, {custom_id(k): k for k in retry})
-            outcomes.update(again)
-        return outcomes
-
-
-def estimate_cost(input_tokens: int, output_tokens: int, prices: Mapping[str, float], batch: bool) -> float:
-    cost = (input_tokens * prices["input"] + output_tokens * prices["output"]) / 1_000_000
-    return cost * (prices.get("batch_discount", 0.5) if batch else 1.0)
-
-
-def actual_cost(outcomes: Sequence[Outcome], prices: Mapping[str, float], batch: bool) -> float:
-    total = 0.0
-    for o in outcomes:
-        fresh = max(0, o.input_tokens - o.cache_read_tokens)
-        total += (fresh * prices["input"] + o.cache_read_tokens * prices.get("cache_read", prices["input"] / 10)
-                  + o.output_tokens * prices["output"]) / 1_000_000
-    return total * (prices.get("batch_discount", 0.5) if batch else 1.0)
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        counted = dict(pool.map(count, list(jobs)))
+    if abort.event.is_set():
+        log(f"token count unavailable ({abort.reason}): estimating by the heuristic")
+        return None
+    return {k: v for k, v in counted.items() if v is not None}

@@ -13,8 +13,9 @@ from sv_scrapy.llm.schema import ORDER
 HEADER = (
     "> **Decision support, not a verdict on the world.** A `MATCH` means *the page you linked says this*, "
     "not *this is true*, and it authorises no re-stamp of `Last verified`: re-stamping is a human decision "
-    "over the whole claim. Every quote below was checked against the fetched page (or the API's citations "
-    "of the PDF we sent); answers that failed a check were downgraded, and the downgrade is shown. "
+    "over the whole claim. Every quote below was checked against the fetched page (or its OCR text); a "
+    "quote of a scan we hold no text of could not be checked and counts for nothing. Answers that failed a check "
+    "were downgraded, and the downgrade is shown. "
     "No playbook was edited."
 )
 
@@ -27,14 +28,20 @@ def render_verify_markdown(doc: Mapping[str, Any]) -> str:
     verdicts: Sequence[Mapping[str, Any]] = doc["verdicts"]
     counts = Counter(v["verdict"] for v in verdicts)
     usage = doc["usage"]
+    partial = [f"> **Partial report:** {md(doc.get('partial_reason', ''), 300)}. Those claims are "
+               "`INDETERMINATE` for an API reason, not on their evidence; run it again to complete them.", ""] \
+        if doc.get("partial") else []
     out = [
-        f"# Source verification — {md(doc['scope'])} — {md(doc['generated_at'][:10])}",
+        f"# Source verification — {md(doc['scope'])} — {md(doc['generated_at'][:19])}",
         "",
         HEADER,
         "",
+        *partial,
         f"Model `{md(doc['model'])}` · mode {md(doc['mode'])} · {len(verdicts)} claim(s) · "
-        f"{usage['calls']} model call(s) · input tokens {usage['input_tokens']:,} · output {usage['output_tokens']:,} · "
-        f"cost ≈ ${usage['cost_usd']:.4f} (estimated beforehand ${doc['estimate']['cost_usd']:.4f})",
+        f"{usage['calls']} model call(s) · input tokens {usage['prompt_tokens']:,} (uncached "
+        f"{usage['input_tokens']:,}, cache writes {usage['cache_write_5m_tokens'] + usage['cache_write_1h_tokens']:,}, "
+        f"cache reads {usage['cache_read_input_tokens']:,}) · output {usage['output_tokens']:,} · "
+        f"cost ${usage['cost_usd']:.4f} as billed (estimated beforehand ≤ ${doc['estimate']['cost_usd']:.4f})",
         "",
         "| verdict | claims |",
         "|---|---|",
@@ -53,6 +60,8 @@ def render_verify_markdown(doc: Mapping[str, Any]) -> str:
             f"{md(v.get('prior', ''))})",
             f"- source says: {'«' + md(v['source_says'], 500) + '»' if v.get('source_says') else '_(no quote)_'}",
             f"- note: {md(v.get('note', ''), 400)}",
+            f"- sent: {md(str(v.get('sent_as', '')))}"
+            + (f"; {'; '.join(md(a, 120) for a in v['attempts'])}" if v.get("attempts") else ""),
         ]
         if v.get("guardrail_actions"):
             out.append(f"- guardrails (model said {md_code(str(v.get('model_verdict')))}): "
