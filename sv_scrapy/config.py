@@ -35,6 +35,8 @@ LIVENESS_FILE = "_url-liveness.json"
 ALLOWLIST_FILE = "primary-source-allowlist.txt"
 
 _STRS = ListOf(Str())
+# sv_scrapy's own (optional): the audit reports; a playbook repo's config without it stays valid
+REPORT_SPEC = Obj(required={}, optional={"source_url_template": Str(), "backlog_top_n": POS_INT})
 _VALUE_TYPES = ListOf(Str(choices=("pct", "money", "statute", "date")))
 
 SOURCE_VERIFY_SPEC = Obj(
@@ -82,6 +84,7 @@ SOURCE_VERIFY_SPEC = Obj(
     },
     # sv_scrapy's own: the LLM layer (scrapy verify); every key optional, defaults in LLM_DEFAULTS
     optional={
+        "report": REPORT_SPEC,
         "llm": Obj(
             required={},
             optional={
@@ -194,6 +197,24 @@ class Sampling:
 
 
 @dataclass(frozen=True)
+class Report:
+    """``report``: where a report's ``where`` links to (``{commit}``, ``{path}``, ``{line}``), how
+    many standing claims each backlog list shows in Markdown."""
+
+    source_url_template: str = ""
+    backlog_top_n: int = 15
+
+
+def _report(raw: dict[str, Any], origin: Path) -> Report:
+    template = str(raw.get("source_url_template", ""))
+    if template and (not template.startswith(("https://", "http://")) or "{path}" not in template
+                     or "{line}" not in template):
+        raise ConfigError(f"{origin}: report.source_url_template: must be an http(s) URL with {{path}} and "
+                          f"{{line}} (and usually {{commit}}), got {template!r}")
+    return Report(template, int(raw.get("backlog_top_n", Report.backlog_top_n)))
+
+
+@dataclass(frozen=True)
 class Liveness:
     """The politeness policy of ``_url-liveness.json``; never redefined elsewhere."""
 
@@ -232,6 +253,7 @@ class Config:
     hosts: HostRules
     allowlist_path: Path | None
     llm: dict[str, Any]
+    report: Report = Report()
 
 
 def _read_json(path: Path) -> Any:
@@ -355,4 +377,5 @@ def load_config(config_dir: str | Path) -> Config:
         llm={**LLM_DEFAULTS, **sv.get("llm", {}),
              "prices_usd_per_mtok": {**LLM_DEFAULTS["prices_usd_per_mtok"],
                                      **sv.get("llm", {}).get("prices_usd_per_mtok", {})}},
+        report=_report(sv.get("report", {}), sv_path),
     )

@@ -75,7 +75,9 @@ class CrawlResult:
 def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: dict[str, str],
           args: dict[str, str] | None = None, timeout: float = 180, extra_env: dict[str, str] | None = None,
           settings: dict[str, str] | None = None) -> CrawlResult:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SV_") and "proxy" not in k.lower()}
+    # hermetic: no SV_* location, proxy or GitHub Actions variable leaks in from the caller
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SV_", "GITHUB_")) and "proxy" not in k.lower()}
     env.update(proxy_env)
     env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(output),
                SV_IGNORE_HTTPS_ERRORS="1")

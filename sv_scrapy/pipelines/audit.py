@@ -1,4 +1,5 @@
-"""Write ``audit/audit.json``, ``report.md`` and ``report.html`` when the audit finishes.
+"""Write ``audit/audit.json``, ``report.md``, ``report.html`` and ``issue.md`` when the audit
+finishes; keep each claim's outcome and the audit's counts in the store for next month's news.
 
 Only a crawl that finished writes reports and closes its run in the journal; one that was
 interrupted leaves the run open, so the next ``scrapy crawl audit`` resumes it.
@@ -13,10 +14,14 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy import signals
 
+from sv_scrapy.core import history
 from sv_scrapy.core.atomic import write_json, write_text
 from sv_scrapy.core.audit import audit_stats
+from sv_scrapy.core.auditdoc import enrich
+from sv_scrapy.core.news import new_findings, news
 from sv_scrapy.core.report_html import render_html
-from sv_scrapy.core.report_md import render_markdown
+from sv_scrapy.core.report_md import issue_markdown, render_markdown
+from sv_scrapy.core.sourcelinks import resolve_links
 from sv_scrapy.pipelines.export import unfetched_record
 
 if TYPE_CHECKING:
@@ -45,7 +50,8 @@ class AuditExportPipeline:
         for record in results:
             self.records.setdefault(record["id"], record)
         not_modified = page["not_modified"] or any(r.get("not_modified") for r in results)
-        self.urls[page["url"]] = {"fetch_status": page["fetch_status"], "not_modified": not_modified}
+        self.urls[page["url"]] = {"fetch_status": page["fetch_status"], "not_modified": not_modified,
+                                  "kind": page["kind"]}
         return item
 
     def spider_closed(self, spider: AuditSpider, reason: str) -> None:
@@ -54,35 +60,55 @@ class AuditExportPipeline:
                                   {"reason": reason})
             return
         items = [self.records.get(c["id"]) or unfetched_record(c, "not fetched") for c in spider.claims]
-        run = spider.store.run_info()
+        store, config = spider.store, spider.runtime.config
+        run = store.run_info()
+        generated_at = datetime.now(UTC).isoformat(timespec="seconds")
+        previous, scopes = store.claim_outcomes()
+        kept = enrich(items, previous=previous, audited_scopes=scopes, page_text=store.text,
+                      links=resolve_links(os.environ, config.report.source_url_template, spider.runtime.corpus_root),
+                      kinds={u: str(v.get("kind") or "") for u, v in self.urls.items()},
+                      weights=config.sampling.weights, as_of=datetime.fromisoformat(generated_at).date())
         stats = audit_stats(items, self.urls)
+        stats["new_findings"] = new_findings(news(items))
         doc: dict[str, Any] = {
             "version": 1,
-            "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "generated_at": generated_at,
             "params": spider.params,
             "run": {"run_id": spider.run_id, "resumed": spider.resumed,
                     "previous_finished_at": run.get("previous_finished_at", "")},
+            "news_since": str(run.get("previous_finished_at") or "") if scopes else "",
             "stats": stats,
             "items": items,
         }
+        line = history.entry(doc)
+        past = history.appended(store.history(), line)
+        doc["history"] = {"previous": history.previous(past, line), "current": line,
+                          "trend": [{k: e[k] for k in ("at", "signals")} for e in past if e.get("country") == line["country"]]}
         linter_rows = spider.linter_rows
         out = spider.report_dir
+        top_n = config.report.backlog_top_n
         write_json(out / "audit.json", doc)
-        write_text(out / "report.md", render_markdown(doc, linter_rows))
+        write_text(out / "report.md", render_markdown(doc, linter_rows, top_n))
         write_text(out / "report.html", render_html(doc, linter_rows))
-        spider.store.finish_run(spider.run_id)
+        write_text(out / "issue.md", issue_markdown(doc, linter_rows, top_n))
+        # next month's news compares with this audit: kept only once the reports are on disk
+        store.save_claim_outcomes(kept, {**scopes, **{str(i["scope"]): generated_at for i in items}})
+        store.save_history(past)
+        store.finish_run(spider.run_id)
         if spider.params["ci"] and os.environ.get("GITHUB_OUTPUT"):
             flagged = stats["tokens_absent"] + stats["content_changed"]
             with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as fh:
-                for key in ("tokens_absent", "stale_changed", "content_changed", "unavailable", "dead"):
+                for key in ("tokens_absent", "stale_changed", "content_changed", "unavailable", "dead", "new_findings"):
                     fh.write(f"{key}={stats[key]}\n")
                 fh.write(f"flagged={flagged}\nhas_flags={'true' if flagged else 'false'}\n")
-                fh.write(f"report={out / 'report.md'}\n")
+                fh.write(f"report={out / 'report.md'}\nissue={out / 'issue.md'}\n")
+        since = doc["news_since"][:10]
         print(
             f"audit: {stats['claims']} claim(s) over {stats['urls']} URL(s); "
-            f"⚠️ stale_changed {stats['stale_changed']}, TOKENS_ABSENT {stats['tokens_absent']}, "
-            f"CONTENT_CHANGED {stats['content_changed']}, unavailable {stats['unavailable']}, "
+            + (f"new since {since}: {stats['new_findings']} finding(s); " if since else "first audit (baseline); ")
+            + f"⚠️ stale_changed {stats['stale_changed']}, TOKENS_ABSENT {stats['tokens_absent']}, "
+            f"unavailable {stats['unavailable']}, DEAD {stats['dead']}, "
             f"304 {stats['not_modified_urls']} ({stats['not_modified_pct']:g} %)\n"
-            f"report: {out / 'report.md'}\n        {out / 'report.html'}",
+            f"report: {out / 'report.md'}\n        {out / 'report.html'}\n        {out / 'issue.md'}",
             flush=True,
         )
