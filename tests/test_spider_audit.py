@@ -6,6 +6,7 @@ import hashlib
 import html
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -171,12 +172,23 @@ def test_ci_mode_writes_ci_dir_and_github_output(tmp_path: Path) -> None:
         web.route("https://ci.audit.gouv.fr/r", body=body("Taux 6,32 %."))
         result = crawl("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
                        output=tmp_path / "out", proxy_env=web.env(), args={"ci": "1"},
-                       extra_env={"SV_CI_DIR": str(tmp_path / "ci"), "GITHUB_OUTPUT": str(gh_output)})
+                       extra_env={"SV_CI_DIR": str(tmp_path / "ci"), "GITHUB_OUTPUT": str(gh_output),
+                                  "GITHUB_SERVER_URL": "https://github.example", "GITHUB_REPOSITORY": "acme/pb",
+                                  "GITHUB_SHA": "c" * 40})
     assert result.returncode == 0, result.stderr[-2000:]
     assert (tmp_path / "ci" / "report.md").is_file() and (tmp_path / "ci" / "audit.json").is_file()
     lines = dict(line.split("=", 1) for line in gh_output.read_text(encoding="utf-8").splitlines())
-    assert lines["tokens_absent"] == "1" and lines["stale_changed"] == "0"
-    assert {"content_changed", "unavailable", "report"} <= set(lines)
+    assert lines["tokens_absent"] == "1" and lines["stale_changed"] == "0" and lines["new_findings"] == "0"
+    assert {"content_changed", "unavailable", "report", "issue"} <= set(lines)
+    # in Actions every `where` links to the playbook line
+    blob = f"https://github.example/acme/pb/blob/{'c' * 40}/countries/xx/playbook.md#L2"
+    (item,) = json.loads((tmp_path / "ci" / "audit.json").read_text(encoding="utf-8"))["items"]
+    assert item["source_line_url"] == blob
+    for name in ("report.md", "issue.md"):
+        text = (tmp_path / "ci" / name).read_text(encoding="utf-8")
+        wheres = re.findall(r"(.)`xx:(\d+)`(.{0,120})", text)
+        assert wheres and all(pre == "[" and post.startswith(f"]({blob[:-1]}{n})") for pre, n, post in wheres), name
+    assert f'href="{blob}"' in (tmp_path / "ci" / "report.html").read_text(encoding="utf-8")
 
 
 def _normalised(path: Path) -> list[dict[str, Any]]:
