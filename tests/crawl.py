@@ -74,7 +74,7 @@ class CrawlResult:
 
 def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: dict[str, str],
           args: dict[str, str] | None = None, timeout: float = 180, extra_env: dict[str, str] | None = None,
-          settings: dict[str, str] | None = None) -> CrawlResult:
+          settings: dict[str, str] | None = None, options: list[str] | None = None) -> CrawlResult:
     # hermetic: no SV_* location, proxy or GitHub Actions variable leaks in from the caller
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("SV_", "GITHUB_")) and "proxy" not in k.lower()}
@@ -87,6 +87,7 @@ def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: d
         cmd += ["-a", f"{key}={value}"]
     for key, value in (settings or {}).items():
         cmd += ["-s", f"{key}={value}"]
+    cmd += options or []
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout)

@@ -290,3 +290,21 @@ def test_without_github_variables_where_is_plain_text(three_runs) -> None:
     report = (three_runs[3] / "audit" / "report.md").read_text(encoding="utf-8")
     assert "/blob/" not in report and "[`xx:" not in report
     assert all(item["source_line_url"] is None for item in three_runs[0][2].values())
+
+
+def test_quiet_by_default_and_chatty_with_L_INFO(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# Q\n- 5.81 % ([a](https://q.audit.gouv.fr/r))\n"})
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    with MockWeb() as web:
+        web.route("https://q.audit.gouv.fr/r", body=body("Taux 5,81 %."))
+        quiet = crawl("audit", corpus=corpus, config=config, output=tmp_path / "quiet", proxy_env=web.env())
+        chatty = crawl("audit", corpus=corpus, config=config, output=tmp_path / "chatty", proxy_env=web.env(),
+                       options=["-L", "INFO"])
+    assert quiet.returncode == chatty.returncode == 0, quiet.stderr[-2000:]
+    summary, *paths = quiet.stdout.strip().splitlines()
+    assert summary.startswith("audit: 1 claim(s) over 1 URL(s); first audit (baseline);")
+    assert [p.split()[-1].rsplit("/", 1)[-1] for p in paths] == ["report.md", "report.html", "issue.md", paths[-1].rsplit("/", 1)[-1]]
+    assert "[scrapy." not in quiet.stderr and "[scrapy.core.engine] INFO" in chatty.stderr
+    (log,) = (tmp_path / "quiet" / "logs").glob("audit-*.log")
+    assert "[scrapy.core.engine] INFO: Spider opened" in log.read_text(encoding="utf-8") and str(log) in paths[-1]
+    assert not (tmp_path / "chatty" / "logs").exists()

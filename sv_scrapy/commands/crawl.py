@@ -7,6 +7,7 @@ exit 2, never a traceback from inside the reactor.
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.spiderloader import get_spider_loader
 
 from sv_scrapy.core.errors import SvError
+from sv_scrapy.quietlog import console_handler, log_to_file
 
 if TYPE_CHECKING:
     import argparse
@@ -36,3 +38,9 @@ class Command(ScrapyCrawlCommand):
         except SvError as exc:
             print(f"scrapy crawl {args[0]}: error: {exc}", file=sys.stderr)
             sys.exit(2)
+        self.quiet = log_to_file(self.settings, opts, args[0]) is not None  # issue #14: quiet by default
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if getattr(self, "quiet", False):
+            logging.root.addHandler(console_handler(args[0]))
+        super().run(args, opts)

@@ -109,6 +109,7 @@ class AuditExportPipeline:
             + f"⚠️ stale_changed {stats['stale_changed']}, TOKENS_ABSENT {stats['tokens_absent']}, "
             f"unavailable {stats['unavailable']}, DEAD {stats['dead']}, "
             f"304 {stats['not_modified_urls']} ({stats['not_modified_pct']:g} %)\n"
-            f"report: {out / 'report.md'}\n        {out / 'report.html'}\n        {out / 'issue.md'}",
+            f"report: {out / 'report.md'}\n        {out / 'report.html'}\n        {out / 'issue.md'}"
+            + (f"\nlog:    {log}" if (log := self.crawler.settings.get("LOG_FILE")) else ""),
             flush=True,
         )
