@@ -303,7 +303,8 @@ def test_quiet_by_default_and_chatty_with_L_INFO(tmp_path: Path) -> None:
     assert quiet.returncode == chatty.returncode == 0, quiet.stderr[-2000:]
     summary, *paths = quiet.stdout.strip().splitlines()
     assert summary.startswith("audit: 1 claim(s) over 1 URL(s); first audit (baseline);")
-    assert [p.split()[-1].rsplit("/", 1)[-1] for p in paths] == ["report.md", "report.html", "issue.md", paths[-1].rsplit("/", 1)[-1]]
+    names = [p.split()[-1].rsplit("/", 1)[-1] for p in paths]
+    assert names[:3] == ["report.md", "report.html", "issue.md"] and paths[3].startswith("log:") and len(paths) == 4
     assert "[scrapy." not in quiet.stderr and "[scrapy.core.engine] INFO" in chatty.stderr
     (log,) = (tmp_path / "quiet" / "logs").glob("audit-*.log")
     assert "[scrapy.core.engine] INFO: Spider opened" in log.read_text(encoding="utf-8") and str(log) in paths[-1]
