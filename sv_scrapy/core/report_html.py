@@ -90,10 +90,10 @@ def _hint(item: Mapping[str, Any]) -> str:
 def _now(item: Mapping[str, Any]) -> str:
     new = item.get("excerpts") or []
     if new:
-        return f'<span class="new">{h(new[0], 300)}</span>'
+        return f'<span class="new">{h(new[0], 240)}</span>'
     if item.get("page_excerpt"):
         return (f'<small>where the page speaks of the claim\'s subject:</small><br>'
-                f'<span class="new">{h(str(item["page_excerpt"]), 300)}</span>')
+                f'<span class="new">{h(str(item["page_excerpt"]), 240)}</span>')
     return "<em>(the figure is not on the page, nor the claim's words)</em>"
 
 
@@ -108,7 +108,7 @@ def _changed(items: Sequence[Mapping[str, Any]]) -> str:
             _where(i), claim_html(i) + move,
             h((i.get("inline_stamp") or {}).get("date", "never verified"))
             + (f"<br><small>change seen {h(str(i['changed_at'])[:10])}</small>" if i.get("changed_at") else ""),
-            f'<span class="old">{h(old[0], 300)}</span>' if old else "<em>(no excerpt)</em>",
+            f'<span class="old">{h(old[0], 240)}</span>' if old else "<em>(no excerpt)</em>",
             _now(i) + (f"<br><small>{diff}</small>" if diff else ""),
             _hint(i), _link(i.get("final_url") or i["source_url"]),
         ])
