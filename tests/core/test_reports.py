@@ -152,3 +152,19 @@ def test_where_links_to_the_line_in_both_reports() -> None:
     html_report = render_html(doc)
     assert 'href="https://github.com/o/r/blob/' in html_report and "#L1\"" in html_report
     assert "<script" not in html_report
+
+
+def test_report_config_is_optional_and_checked(tmp_path: Path) -> None:
+    from sv_scrapy.config import load_config
+    from sv_scrapy.core.errors import ConfigError
+
+    from ..crawl import make_config
+
+    assert load_config(make_config(tmp_path / "plain")).report.source_url_template == ""
+    good = "https://github.com/acme/pb/blob/{commit}/{path}#L{line}"
+    cfg = load_config(make_config(tmp_path / "good", source_verify={"report": {"source_url_template": good}}))
+    assert cfg.report.source_url_template == good
+    with pytest.raises(ConfigError, match=r"report\.source_url_template: must be an http\(s\) URL with \{path\}"):
+        load_config(make_config(tmp_path / "bad", source_verify={"report": {"source_url_template": "blob/{path}"}}))
+    with pytest.raises(ConfigError, match=r"report\.colour: unknown key"):
+        load_config(make_config(tmp_path / "unknown", source_verify={"report": {"colour": "red"}}))
