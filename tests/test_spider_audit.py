@@ -309,3 +309,36 @@ def test_quiet_by_default_and_chatty_with_L_INFO(tmp_path: Path) -> None:
     (log,) = (tmp_path / "quiet" / "logs").glob("audit-*.log")
     assert "[scrapy.core.engine] INFO: Spider opened" in log.read_text(encoding="utf-8") and str(log) in paths[-1]
     assert not (tmp_path / "chatty" / "logs").exists()
+
+
+def test_a_thousand_claim_corpus_gives_an_issue_that_fits(tmp_path: Path) -> None:
+    urls = [f"https://h{i % 10}.big.audit.gouv.fr/p{i}" for i in range(50)]
+    lines = [f"- Droits d'enregistrement ✓ {i} (barème 😀 « é ») : {i % 90 + 1},5 % ([a]({urls[i % 50]}))"
+             for i in range(1000)]
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    with MockWeb() as web:
+        for n, url in enumerate(urls):
+            web.route(url, body=body(f"Taux {n % 90 + 1},5 % et {n % 7 + 1},5 %."))
+        for corpus_lines in (lines[:1], lines):  # the baseline knows one claim; then 999 are new
+            corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# Big\n" + "\n".join(corpus_lines) + "\n"})
+            result = crawl("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env(),
+                           args={"ci": "1"}, extra_env={"SV_CI_DIR": str(tmp_path / "ci"),
+                                                        "GITHUB_OUTPUT": str(tmp_path / "gh_output")})
+            assert result.returncode == 0, result.stderr[-2000:]
+    raw = (tmp_path / "ci" / "issue.md").read_bytes()
+    issue = raw.decode("utf-8")  # strict: valid UTF-8
+    assert len(issue) <= len(issue.encode("utf-16-le")) // 2 <= 65_536
+    *body_lines, blank, note = issue.rstrip("\n").splitlines()
+    assert blank == "" and re.fullmatch(r"_… \d+ more row\(s\) in the artifact \(report\.md, report\.html, "
+                                        r"audit\.json\)\._", note)
+    assert body_lines[-1].startswith("| ") and body_lines[-1].endswith(" |")  # a whole row last
+    report = (tmp_path / "ci" / "report.md").read_text(encoding="utf-8")
+    assert report.startswith(issue[: issue.rindex("\n\n_… ")]) and len(report) > 65_536
+    doc = json.loads((tmp_path / "ci" / "audit.json").read_text(encoding="utf-8"))
+    new = [i for i in doc["items"] if i["transition"] == "new_claim"]
+    assert len(new) == 999
+    absent_new = sum(1 for i in new if i["prior"] == "TOKENS_ABSENT")
+    assert 0 < absent_new < 999
+    findings = [line for line in (tmp_path / "gh_output").read_text(encoding="utf-8").splitlines()
+                if line.startswith("new_findings=")]
+    assert findings == ["new_findings=0", f"new_findings={absent_new}"]
