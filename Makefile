@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEPS_STAMP := $(VENV)/.deps-stamp
 
-.PHONY: install system-deps lint test demo bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
+.PHONY: install system-deps lint test demo screenshot bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
 
 install: $(DEPS_STAMP) system-deps
 
@@ -32,6 +32,10 @@ demo: install
 	$(BIN)/scrapy extract --json _local/demo/claims.json
 	@echo "== scrapy crawl audit: the sample corpus against the sample site (examples/site) on loopback"
 	$(BIN)/python tools/demo.py
+
+# report.html of the demo audit, rendered by Debian's Chromium into _local/demo/report.png (checked non-blank)
+screenshot: install
+	$(BIN)/python -m sv_scrapy.ops.screenshot
 
 bench: install
 	$(BIN)/python bench/extract.py

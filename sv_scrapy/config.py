@@ -36,6 +36,8 @@ LIVENESS_FILE = "_url-liveness.json"
 ALLOWLIST_FILE = "primary-source-allowlist.txt"
 
 _STRS = ListOf(Str())
+# sv_scrapy's own (optional): the audit reports; a playbook repo's config without it stays valid
+REPORT_SPEC = Obj(required={}, optional={"source_url_template": Str(), "backlog_top_n": POS_INT})
 _VALUE_TYPES = ListOf(Str(choices=("pct", "money", "statute", "date")))
 
 SOURCE_VERIFY_SPEC = Obj(
@@ -81,8 +83,9 @@ SOURCE_VERIFY_SPEC = Obj(
             }
         ),
     },
-    # sv_scrapy's own: the LLM layer (scrapy verify); every key optional (sv_scrapy/llm/settings.py)
-    optional={"llm": LLM_SPEC},
+    # sv_scrapy's own, every key optional: the report (links to playbook lines) and the LLM
+    # layer (scrapy verify; sv_scrapy/llm/settings.py)
+    optional={"report": REPORT_SPEC, "llm": LLM_SPEC},
 )
 
 _HOST_POLICY = Obj(
@@ -167,6 +170,24 @@ class Sampling:
 
 
 @dataclass(frozen=True)
+class Report:
+    """``report``: where a report's ``where`` links to (``{commit}``, ``{path}``, ``{line}``), how
+    many standing claims each backlog list shows in Markdown."""
+
+    source_url_template: str = ""
+    backlog_top_n: int = 15
+
+
+def _report(raw: dict[str, Any], origin: Path) -> Report:
+    template = str(raw.get("source_url_template", ""))
+    if template and (not template.startswith(("https://", "http://")) or "{path}" not in template
+                     or "{line}" not in template):
+        raise ConfigError(f"{origin}: report.source_url_template: must be an http(s) URL with {{path}} and "
+                          f"{{line}} (and usually {{commit}}), got {template!r}")
+    return Report(template, int(raw.get("backlog_top_n", Report.backlog_top_n)))
+
+
+@dataclass(frozen=True)
 class Liveness:
     """The politeness policy of ``_url-liveness.json``; never redefined elsewhere."""
 
@@ -205,6 +226,7 @@ class Config:
     hosts: HostRules
     allowlist_path: Path | None
     llm: dict[str, Any]
+    report: Report = Report()
 
     @property
     def warnings(self) -> list[str]:
@@ -334,4 +356,5 @@ def load_config(config_dir: str | Path) -> Config:
         hosts=hosts,
         allowlist_path=allowlist_path,
         llm=llm_settings(sv.get("llm", {})),
+        report=_report(sv.get("report", {}), sv_path),
     )

@@ -74,8 +74,10 @@ class CrawlResult:
 
 def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: dict[str, str],
           args: dict[str, str] | None = None, timeout: float = 180, extra_env: dict[str, str] | None = None,
-          settings: dict[str, str] | None = None) -> CrawlResult:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SV_") and "proxy" not in k.lower()}
+          settings: dict[str, str] | None = None, options: list[str] | None = None) -> CrawlResult:
+    # hermetic: no SV_* location, proxy or GitHub Actions variable leaks in from the caller
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SV_", "GITHUB_")) and "proxy" not in k.lower()}
     env.update(proxy_env)
     env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(output),
                SV_IGNORE_HTTPS_ERRORS="1")
@@ -85,6 +87,7 @@ def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: d
         cmd += ["-a", f"{key}={value}"]
     for key, value in (settings or {}).items():
         cmd += ["-s", f"{key}={value}"]
+    cmd += options or []
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout)

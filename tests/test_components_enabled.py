@@ -67,7 +67,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         web.route("https://c.comp.gouv.fr/p", body="<html><body><p>Fee €100 and some words.</p></body></html>")
         for spider in ("worklist", "audit"):
             result = crawl(spider, corpus=corpus, config=config, output=tmp / spider, proxy_env=web.env(),
-                           args={"sample": "10"} if spider == "worklist" else {})
+                           args={"sample": "10"} if spider == "worklist" else {}, options=["-L", "INFO"])
             assert result.returncode == 0, result.stderr[-2000:]
             out[spider] = result.stderr
     return out

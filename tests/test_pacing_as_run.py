@@ -129,7 +129,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[CrawlResul
                                    ("cold", "audit", {}), ("warm", "audit", {})):
             web.clear_log()
             result = crawl(spider, corpus=corpus, config=config, output=tmp / ("wl" if spider == "worklist" else "out"),
-                           proxy_env=web.env(), args=args)
+                           proxy_env=web.env(), args=args, options=["-L", "INFO"])
             assert result.returncode == 0, result.stderr[-3000:]
             out[name] = (result, list(web.log))
     return out

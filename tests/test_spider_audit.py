@@ -6,6 +6,8 @@ import hashlib
 import html
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import time
@@ -44,6 +46,11 @@ PAGES: dict[str, Route] = {
         f"<div hidden>banner {hit}</div><input type=hidden name=csrf value=t{hit}></body></html>")),
     "https://static.audit.gouv.fr/rate": Route(body=body("Taux 5,81 %.")),
     "https://gone.audit.gouv.fr/rate": Route(status=404),
+    # drops the claimed figure after run 1 and keeps the new one: news on run 3, when it settles
+    "https://drop.audit.gouv.fr/dmto": Route(dynamic=lambda hit: body(
+        "Le taux des DMTO est de 5,81 % depuis 2024." if hit == 1 else "Le taux des DMTO est de 6,45 % depuis mars.")),
+    # a portal root that never had the figure: standing backlog, never news
+    "https://portal.audit.gouv.fr/": Route(body=body("Bienvenue sur le portail des impôts.")),
 }
 LINES = [
     "- before (2020-01-01 verified): DMTO 5.81 % ([a](https://change.audit.gouv.fr/rate))",
@@ -53,6 +60,8 @@ LINES = [
     "- cosmetic (2020-01-01 verified): 5.81 % ([a](https://cosmetic.audit.gouv.fr/rate))",
     "- static (2020-01-01 verified): 5.81 % ([a](https://static.audit.gouv.fr/rate))",
     "- gone (2020-01-01 verified): 5.81 % ([a](https://gone.audit.gouv.fr/rate))",
+    "- drop (2020-01-01 verified): DMTO 5.81 % ([a](https://drop.audit.gouv.fr/dmto))",
+    "- portal (2020-01-01 verified): DMTO 7.25 % ([impots](https://portal.audit.gouv.fr/))",
 ]
 
 
@@ -71,17 +80,21 @@ def three_runs(tmp_path_factory: pytest.TempPathFactory):
     with MockWeb() as web:
         for route_url, route in PAGES.items():
             web.route(route_url, route)
-        for _ in range(3):
+        for n in range(3):
             web.clear_log()
-            result = crawl("audit", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env())
+            # ci=1 into the usual report folder: $GITHUB_OUTPUT is written on every run
+            result = crawl("audit", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
+                           args={"ci": "1"}, extra_env={"SV_CI_DIR": str(tmp / "out" / "audit"),
+                                                        "GITHUB_OUTPUT": str(tmp / f"gh_output_{n + 1}")})
             assert result.returncode == 0, result.stderr[-3000:]
             runs.append(by_line(result))
             logs.append(list(web.log))
+            shutil.copytree(tmp / "out" / "audit", tmp / f"reports_{n + 1}")
     after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in corpus.rglob("*") if p.is_file()}
     return runs, logs, before == after, tmp / "out"
 
 
-CHANGE_BEFORE, CHANGE_AFTER, TICKER, REVERT, COSMETIC, STATIC, GONE = range(3, 10)
+CHANGE_BEFORE, CHANGE_AFTER, TICKER, REVERT, COSMETIC, STATIC, GONE, DROP, PORTAL = range(3, 12)
 
 
 def test_a_change_is_flagged_on_the_run_it_settles(three_runs) -> None:
@@ -141,7 +154,7 @@ def test_reports_escape_page_text(three_runs) -> None:
     out = three_runs[3]
     report_md = (out / "audit" / "report.md").read_text(encoding="utf-8")
     report_html = (out / "audit" / "report.html").read_text(encoding="utf-8")
-    assert "&lt;script&gt;alert\\(1\\)" in report_md and "\\[click\\]" in report_md  # the excerpt is shown…
+    assert "&lt;script>alert(1)&lt;/script>" in report_md and "\\[click\\]" in report_md  # the excerpt is shown…
     for raw in ("<script>", "<img", "[click](https://evil", "@maintainer", "![img]"):
         assert raw not in report_md, raw  # …but inert
     assert "&lt;script&gt;" in report_html and "<script>" not in report_html and "<img src=x" not in report_html
@@ -159,12 +172,23 @@ def test_ci_mode_writes_ci_dir_and_github_output(tmp_path: Path) -> None:
         web.route("https://ci.audit.gouv.fr/r", body=body("Taux 6,32 %."))
         result = crawl("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
                        output=tmp_path / "out", proxy_env=web.env(), args={"ci": "1"},
-                       extra_env={"SV_CI_DIR": str(tmp_path / "ci"), "GITHUB_OUTPUT": str(gh_output)})
+                       extra_env={"SV_CI_DIR": str(tmp_path / "ci"), "GITHUB_OUTPUT": str(gh_output),
+                                  "GITHUB_SERVER_URL": "https://github.example", "GITHUB_REPOSITORY": "acme/pb",
+                                  "GITHUB_SHA": "c" * 40})
     assert result.returncode == 0, result.stderr[-2000:]
     assert (tmp_path / "ci" / "report.md").is_file() and (tmp_path / "ci" / "audit.json").is_file()
     lines = dict(line.split("=", 1) for line in gh_output.read_text(encoding="utf-8").splitlines())
-    assert lines["tokens_absent"] == "1" and lines["stale_changed"] == "0"
-    assert {"content_changed", "unavailable", "report"} <= set(lines)
+    assert lines["tokens_absent"] == "1" and lines["stale_changed"] == "0" and lines["new_findings"] == "0"
+    assert {"content_changed", "unavailable", "report", "issue"} <= set(lines)
+    # in Actions every `where` links to the playbook line
+    blob = f"https://github.example/acme/pb/blob/{'c' * 40}/countries/xx/playbook.md#L2"
+    (item,) = json.loads((tmp_path / "ci" / "audit.json").read_text(encoding="utf-8"))["items"]
+    assert item["source_line_url"] == blob
+    for name in ("report.md", "issue.md"):
+        text = (tmp_path / "ci" / name).read_text(encoding="utf-8")
+        wheres = re.findall(r"(.)`xx:(\d+)`(.{0,120})", text)
+        assert wheres and all(pre == "[" and post.startswith(f"]({blob[:-1]}{n})") for pre, n, post in wheres), name
+    assert f'href="{blob}"' in (tmp_path / "ci" / "report.html").read_text(encoding="utf-8")
 
 
 def _normalised(path: Path) -> list[dict[str, Any]]:
@@ -210,3 +234,111 @@ def test_kill_9_mid_audit_then_rerun_equals_an_uninterrupted_run(tmp_path: Path)
     assert len(fetched) <= len(urls) + 1 and len(set(fetched) & {u for u in urls}) == len(set(fetched))
     assert _normalised(tmp_path / "killed" / "audit" / "audit.json") == _normalised(reference.output_dir / "audit" / "audit.json")
     assert not list((tmp_path / "killed").rglob("*.tmp"))
+
+
+# -- issue #14: the month's news first -------------------------------------------------------
+
+def test_transitions_over_three_runs(three_runs) -> None:
+    runs = three_runs[0]
+    assert [r[DROP]["prior"] for r in runs] == ["TOKENS_PRESENT", "TOKENS_ABSENT", "TOKENS_ABSENT"]
+    # run 2: the page is still changing, so the vanished figure waits for confirmation
+    assert [r[DROP]["transition"] for r in runs] == [None, None, "vanished"]
+    assert runs[1][DROP]["transition_pending"] == "vanished"
+    assert runs[2][DROP]["previous_prior"] == "TOKENS_PRESENT"
+    assert [r[GONE]["transition"] for r in runs] == [None, None, "newly_dead"]
+    assert [r[PORTAL]["transition"] for r in runs] == [None, None, None]
+    assert [r[REVERT]["transition"] for r in runs] == [None, None, None]  # a flip back is never news
+    assert {r[STATIC]["text_method"] for r in runs} == {"html"}
+
+
+def test_run_3_opens_with_the_vanished_figure_in_the_pages_words(three_runs) -> None:
+    report = (three_runs[3] / "audit" / "report.md").read_text(encoding="utf-8")
+    news = report.split("## New since ", 1)[1].split("\n## ", 1)[0]
+    assert news.index("### Figure vanished") < news.index("### ⚠️ Page changed")  # the strongest signal first
+    vanished = news.split("### Figure vanished", 1)[1].split("\n### ", 1)[0]
+    assert "`xx:10`" in vanished and "DMTO **5.81 %**" in vanished
+    before, now = vanished.split("  - before: ", 1)[1].split("\n  - now", 1)
+    assert "DMTO est de 5,81 % depuis 2024." in before and "6,45" not in before
+    assert "DMTO est de 6,45 % depuis mars." in now
+    assert "page now says **6,45 %** _(a hint, not a verdict)_" in vanished
+    assert "`xx:11`" not in news and "`xx:11`" in report  # the standing portal root: backlog only
+    html_report = (three_runs[3] / "audit" / "report.html").read_text(encoding="utf-8")
+    assert html_report.index("Figure vanished") < html_report.index("<details>")
+    assert "page now says <mark>6,45 %</mark>" in html_report
+
+
+def test_new_findings_in_github_output(three_runs) -> None:
+    tmp = three_runs[3].parent
+    outputs = [dict(line.split("=", 1) for line in (tmp / f"gh_output_{n}").read_text().splitlines())
+               for n in (1, 2, 3)]
+    # run 1 is the baseline; run 3: the vanished figure, the stale change, the newly DEAD page
+    assert [o["new_findings"] for o in outputs] == ["0", "0", "3"]
+    assert outputs[2]["issue"].endswith("issue.md")
+    first = (tmp / "reports_1" / "report.md").read_text(encoding="utf-8")
+    assert "first audit over this store" in first
+
+
+def test_counts_beside_the_previous_audit(three_runs) -> None:
+    report = (three_runs[3] / "audit" / "report.md").read_text(encoding="utf-8")
+    counts = report.split("## Counts, this audit beside the previous", 1)[1].split("\n## ", 1)[0]
+    assert "| DEAD | 0 | 1 | +1 |" in counts and "| new findings | 0 | 3 | +3 |" in counts
+    html_report = (three_runs[3] / "audit" / "report.html").read_text(encoding="utf-8")
+    assert html_report.count("<polyline") == 5 and "<script" not in html_report
+
+
+def test_without_github_variables_where_is_plain_text(three_runs) -> None:
+    report = (three_runs[3] / "audit" / "report.md").read_text(encoding="utf-8")
+    assert "/blob/" not in report and "[`xx:" not in report
+    assert all(item["source_line_url"] is None for item in three_runs[0][2].values())
+
+
+def test_quiet_by_default_and_chatty_with_L_INFO(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# Q\n- 5.81 % ([a](https://q.audit.gouv.fr/r))\n"})
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    with MockWeb() as web:
+        web.route("https://q.audit.gouv.fr/r", body=body("Taux 5,81 %."))
+        quiet = crawl("audit", corpus=corpus, config=config, output=tmp_path / "quiet", proxy_env=web.env())
+        chatty = crawl("audit", corpus=corpus, config=config, output=tmp_path / "chatty", proxy_env=web.env(),
+                       options=["-L", "INFO"])
+    assert quiet.returncode == chatty.returncode == 0, quiet.stderr[-2000:]
+    summary, *paths = quiet.stdout.strip().splitlines()
+    assert summary.startswith("audit: 1 claim(s) over 1 URL(s); first audit (baseline);")
+    names = [p.split()[-1].rsplit("/", 1)[-1] for p in paths]
+    assert names[:3] == ["report.md", "report.html", "issue.md"] and paths[3].startswith("log:") and len(paths) == 4
+    assert "[scrapy." not in quiet.stderr and "[scrapy.core.engine] INFO" in chatty.stderr
+    (log,) = (tmp_path / "quiet" / "logs").glob("audit-*.log")
+    assert "[scrapy.core.engine] INFO: Spider opened" in log.read_text(encoding="utf-8") and str(log) in paths[-1]
+    assert not (tmp_path / "chatty" / "logs").exists()
+
+
+def test_a_thousand_claim_corpus_gives_an_issue_that_fits(tmp_path: Path) -> None:
+    urls = [f"https://h{i % 10}.big.audit.gouv.fr/p{i}" for i in range(50)]
+    lines = [f"- Droits d'enregistrement ✓ {i} (barème 😀 « é ») : {i % 90 + 1},5 % ([a]({urls[i % 50]}))"
+             for i in range(1000)]
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    with MockWeb() as web:
+        for n, url in enumerate(urls):
+            web.route(url, body=body(f"Taux {n % 90 + 1},5 % et {n % 7 + 1},5 %."))
+        for corpus_lines in (lines[:1], lines):  # the baseline knows one claim; then 999 are new
+            corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# Big\n" + "\n".join(corpus_lines) + "\n"})
+            result = crawl("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env(),
+                           args={"ci": "1"}, extra_env={"SV_CI_DIR": str(tmp_path / "ci"),
+                                                        "GITHUB_OUTPUT": str(tmp_path / "gh_output")})
+            assert result.returncode == 0, result.stderr[-2000:]
+    raw = (tmp_path / "ci" / "issue.md").read_bytes()
+    issue = raw.decode("utf-8")  # strict: valid UTF-8
+    assert len(issue) <= len(issue.encode("utf-16-le")) // 2 <= 65_536
+    *body_lines, blank, note = issue.rstrip("\n").splitlines()
+    assert blank == "" and re.fullmatch(r"_… \d+ more row\(s\) in the artifact \(report\.md, report\.html, "
+                                        r"audit\.json\)\._", note)
+    assert body_lines[-1].startswith("| ") and body_lines[-1].endswith(" |")  # a whole row last
+    report = (tmp_path / "ci" / "report.md").read_text(encoding="utf-8")
+    assert report.startswith(issue[: issue.rindex("\n\n_… ")]) and len(report) > 65_536
+    doc = json.loads((tmp_path / "ci" / "audit.json").read_text(encoding="utf-8"))
+    new = [i for i in doc["items"] if i["transition"] == "new_claim"]
+    assert len(new) == 999
+    absent_new = sum(1 for i in new if i["prior"] == "TOKENS_ABSENT")
+    assert 0 < absent_new < 999
+    findings = [line for line in (tmp_path / "gh_output").read_text(encoding="utf-8").splitlines()
+                if line.startswith("new_findings=")]
+    assert findings == ["new_findings=0", f"new_findings={absent_new}"]

@@ -61,3 +61,12 @@ def test_ci_runs_the_readme_test_command() -> None:
     runs = "\n".join(step.get("run", "") for step in steps(load("ci.yml")))
     assert "make test" in runs
     assert "make test" in (PROJECT_DIR / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_rolling_issue_posts_issue_md_whole() -> None:
+    (step,) = [s for s in steps(load("source-verify.yml")) if "gh issue" in s.get("run", "")]
+    assert "head -c" not in step["run"] and step["run"].count('--body-file "$ISSUE_BODY"') == 2
+    assert step["env"]["ISSUE_BODY"] == "${{ steps.audit.outputs.issue }}"
+    (audit,) = [s for s in steps(load("source-verify.yml")) if s.get("id") == "audit"]
+    assert "SV_CORPUS_COMMIT=$(git -C corpus rev-parse HEAD)" in audit["run"]
+    assert audit["env"]["SV_CORPUS_REPOSITORY"] == "${{ vars.SV_CORPUS_REPO }}"

@@ -29,7 +29,7 @@ def main() -> int:
         print(f"mock web on {web.proxy_url} serving examples/site; crawling examples/corpus "
               "(politeness is the shipped config's: 1 s between requests to a government host, "
               "10 s for eur-lex) …", flush=True)
-        proc = subprocess.run([scrapy, "crawl", "audit", "-L", "WARNING"], cwd=PROJECT_DIR, env=env)
+        proc = subprocess.run([scrapy, "crawl", "audit"], cwd=PROJECT_DIR, env=env)
     if proc.returncode == 0:
         print(f"\nthe monthly audit's report: {output / 'audit' / 'report.md'} (and report.html beside it)")
         print("run `make demo` again: unchanged pages now answer 304 and come from the content store")

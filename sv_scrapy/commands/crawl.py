@@ -10,6 +10,7 @@ promises, ended early or hit errors in its own code exits 1 with one line.
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from scrapy.spiderloader import get_spider_loader
 
 from sv_scrapy.core.errors import SvError
 from sv_scrapy.extensions.outcome import run_failure
+from sv_scrapy.quietlog import console_handler, log_to_file
 
 if TYPE_CHECKING:
     import argparse
@@ -46,10 +48,14 @@ class Command(ScrapyCrawlCommand):
             preflight(self.settings, opts.spargs)
         except SvError as exc:
             self._fail(args[0], str(exc), exc.exit_code)
+        # quiet by default: Scrapy's INFO chatter to a log file under the output folder
+        self.quiet = log_to_file(self.settings, opts, args[0]) is not None
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) != 1:
             raise UsageError("give exactly one spider name")
+        if getattr(self, "quiet", False):
+            logging.root.addHandler(console_handler(args[0]))
         assert self.crawler_process
         crawler = self._create_crawler(args[0])
         self.crawler_process.crawl(crawler, **opts.spargs)

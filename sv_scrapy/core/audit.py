@@ -74,3 +74,13 @@ def by_scope_priors(items: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, i
     for item in items:
         out.setdefault(item["scope"], Counter())[item["prior"]] += 1
     return {scope: dict(counts) for scope, counts in sorted(out.items())}
+
+
+def top(items: Sequence[Mapping[str, Any]], n: int) -> list[Mapping[str, Any]]:
+    """The ``n`` claims a reviewer should look at first (``priority``, then where they stand)."""
+    return sorted(items, key=lambda i: (-float(i.get("priority", 0.0)), i["scope"], int(i["line_no"])))[:n]
+
+
+def standing(items: Sequence[Mapping[str, Any]], news_ids: set[str]) -> list[Mapping[str, Any]]:
+    """The backlog: claims that are not in this audit's news."""
+    return [i for i in items if i["id"] not in news_ids]

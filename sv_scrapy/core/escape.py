@@ -50,3 +50,54 @@ def h(text: str, limit: int = 0) -> str:
 def safe_href(url: str) -> str | None:
     """An http(s) URL fit for an ``href``, or None (``javascript:`` and the like)."""
     return html.escape(url, quote=True) if re.match(r"https?://", url, re.IGNORECASE) else None
+
+
+# -- prose-preserving Markdown ---------------------------------------------------------------
+# Only what Markdown (GFM, as GitHub renders an issue) would act on is escaped, so the raw file
+# still reads like prose: hyphens, dates, dots and parentheses stay as written.
+_MD_ACTIVE = re.compile(r"[\\`*\[\]|~]")  # escapes, code, emphasis, links/images, table cells, strikethrough
+_MD_EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")  # intraword _ is literal in GFM
+_MD_ENTITY = re.compile(r"&(?=#[0-9]+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
+_MD_MENTION = re.compile(r"(?<![\w`/])@(?=[A-Za-z0-9])")
+_MD_AUTOLINK = re.compile(r"(?i)\b(https?|ftp)://|\bwww\.")
+# a heading, quote, list item or thematic break at the start of a line
+_MD_LEADING = re.compile(r"#{1,6}(?=\s|$)|>|[-+](?=\s|$)|-(?=-)|=(?==)|\d{1,9}(?=[.)](?:\s|$))")
+
+
+def md_inline(text: str) -> str:
+    """Escape one line's inline Markdown (no truncation, no line-start rule).
+
+    >>> md_inline("DMTO 5.81 % (since 2026-12-03, art. 1594 D) | x")
+    'DMTO 5.81 % (since 2026-12-03, art. 1594 D) \\\\| x'
+    >>> md_inline("<b>a</b> [x](https://e.vil) @bob a@b.fr &amp; R&D")
+    '&lt;b>a&lt;/b> \\\\[x\\\\](https:\\\\/\\\\/e.vil) &#64;bob a@b.fr &amp;amp; R&D'
+    """
+    flat = _MD_ENTITY.sub("&amp;", re.sub(r"\s+", " ", _CONTROL.sub(" ", str(text))))  # edges kept: pieces join
+    flat = _MD_ACTIVE.sub(r"\\\g<0>", flat)
+    flat = _MD_EDGE_UNDERSCORE.sub(r"\\_", flat)
+    flat = flat.replace("<", "&lt;")
+    flat = _MD_MENTION.sub("&#64;", flat)
+    return _MD_AUTOLINK.sub(lambda m: m.group(0).replace("://", ":\\/\\/").replace(".", "\\."), flat)
+
+
+def md_lead(escaped: str) -> str:
+    """Neutralise a line start Markdown would read as a heading, quote or list item.
+
+    >>> [md_lead(s) for s in ("# 1", "- a", "> q", "12. x", "3) y", "2026-12-03 ok", "-5 %", "#1 rate", "1.5 %")]
+    ['\\\\# 1', '\\\\- a', '\\\\> q', '12\\\\. x', '3\\\\) y', '2026-12-03 ok', '-5 %', '#1 rate', '1.5 %']
+    """
+    m = _MD_LEADING.match(escaped)
+    if not m:
+        return escaped
+    if m.group(0)[0].isdigit():
+        end = m.end()
+        return escaped[:end] + "\\" + escaped[end:]
+    return "\\" + escaped
+
+
+def md_text(text: str, limit: int = 0) -> str:
+    """Markdown-safe prose on one line: escaped only where Markdown would change its meaning."""
+    flat = one_line(text)
+    if limit and len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    return md_lead(md_inline(flat))

@@ -202,3 +202,29 @@ class ContentStore:
         if run.get("run_id") == run_id:
             run.update(finished=True, finished_at=datetime.now(UTC).isoformat(timespec="seconds"))
             write_json(self.root / "run.json", run)
+
+    # -- claims.json (each claim's last outcome) and history.json (each audit's counts): issue #14 --
+    def _read_json_file(self, name: str) -> Any:
+        try:
+            return json.loads((self.root / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # missing or damaged: as if no audit had finished before
+
+    def claim_outcomes(self) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+        """(claim id -> outcome kept by the last finished audit, scope -> when it was last audited)."""
+        data = self._read_json_file("claims.json")
+        if not isinstance(data, dict):
+            return {}, {}
+        outcomes, scopes = data.get("outcomes"), data.get("scopes")
+        return (outcomes if isinstance(outcomes, dict) else {}), (scopes if isinstance(scopes, dict) else {})
+
+    def save_claim_outcomes(self, outcomes: dict[str, dict[str, Any]], scopes: dict[str, str]) -> None:
+        write_json(self.root / "claims.json", {"version": 1, "scopes": scopes, "outcomes": outcomes})
+
+    def history(self) -> list[dict[str, Any]]:
+        """Each finished audit's counts, oldest first."""
+        data = self._read_json_file("history.json")
+        return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
+
+    def save_history(self, history: list[dict[str, Any]]) -> None:
+        write_json(self.root / "history.json", history)

@@ -1,4 +1,5 @@
-"""Write ``audit/audit.json``, ``report.md`` and ``report.html`` when the audit finishes.
+"""Write ``audit/audit.json``, ``report.md``, ``report.html`` and ``issue.md`` when the audit
+finishes; keep each claim's outcome and the audit's counts in the store for next month's news.
 
 Only a crawl that finished writes reports and closes its run in the journal; one that was
 interrupted leaves the run open, so the next ``scrapy crawl audit`` resumes it.
@@ -13,11 +14,15 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy import signals
 
+from sv_scrapy.core import history
 from sv_scrapy.core.atomic import write_json, write_text
 from sv_scrapy.core.audit import audit_stats
+from sv_scrapy.core.auditdoc import enrich
 from sv_scrapy.core.errors import OutputError
+from sv_scrapy.core.news import new_findings, news
 from sv_scrapy.core.report_html import render_html
-from sv_scrapy.core.report_md import render_markdown
+from sv_scrapy.core.report_md import issue_markdown, render_markdown
+from sv_scrapy.core.sourcelinks import resolve_links
 from sv_scrapy.extensions.outcome import record_failure, run_failure
 from sv_scrapy.pipelines import require_job
 from sv_scrapy.pipelines.export import unfetched_record
@@ -49,7 +54,8 @@ class AuditExportPipeline:
         for record in results:
             self.records.setdefault(record["id"], record)
         not_modified = page["not_modified"] or any(r.get("not_modified") for r in results)
-        self.urls[page["url"]] = {"fetch_status": page["fetch_status"], "not_modified": not_modified}
+        self.urls[page["url"]] = {"fetch_status": page["fetch_status"], "not_modified": not_modified,
+                                  "kind": page["kind"]}
         return item
 
     def spider_closed(self, spider: AuditSpider, reason: str) -> None:
@@ -65,14 +71,23 @@ class AuditExportPipeline:
     def _write(self, spider: AuditSpider) -> None:
         failure = run_failure(self.crawler)
         items = [self.records.get(c["id"]) or unfetched_record(c, "not fetched") for c in spider.claims]
-        run = spider.store.run_info()
+        store, config = spider.store, spider.runtime.config
+        run = store.run_info()
+        generated_at = datetime.now(UTC).isoformat(timespec="seconds")
+        previous, scopes = store.claim_outcomes()
+        kept = enrich(items, previous=previous, audited_scopes=scopes, page_text=store.text,
+                      links=resolve_links(os.environ, config.report.source_url_template, spider.runtime.corpus_root),
+                      kinds={u: str(v.get("kind") or "") for u, v in self.urls.items()},
+                      weights=config.sampling.weights, as_of=datetime.fromisoformat(generated_at).date())
         stats = audit_stats(items, self.urls)
+        stats["new_findings"] = new_findings(news(items))
         doc: dict[str, Any] = {
             "version": 1,
-            "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "generated_at": generated_at,
             "params": spider.params,
             "run": {"run_id": spider.run_id, "resumed": spider.resumed,
                     "previous_finished_at": run.get("previous_finished_at", "")},
+            "news_since": str(run.get("previous_finished_at") or "") if scopes else "",
             "complete": not failure,
             "problems": [failure] if failure else [],
             # store entries or texts that failed their check this run: set aside, fetched fresh
@@ -80,29 +95,43 @@ class AuditExportPipeline:
             "stats": stats,
             "items": items,
         }
+        line = history.entry(doc)
+        past = history.appended(store.history(), line)
+        doc["history"] = {"previous": history.previous(past, line), "current": line,
+                          "trend": [{k: e[k] for k in ("at", "signals")} for e in past if e.get("country") == line["country"]]}
         linter_rows = spider.linter_rows
         out = spider.report_dir
+        top_n = config.report.backlog_top_n
         write_json(out / "audit.json", doc)
-        write_text(out / "report.md", render_markdown(doc, linter_rows))
+        write_text(out / "report.md", render_markdown(doc, linter_rows, top_n))
         write_text(out / "report.html", render_html(doc, linter_rows))
+        write_text(out / "issue.md", issue_markdown(doc, linter_rows, top_n))
         if spider.params["ci"] and os.environ.get("GITHUB_OUTPUT"):
-            flagged = stats["tokens_absent"] + stats["content_changed"]
+            # a claim both absent and changed is one flag, not two
+            flagged = sum(1 for i in items if i["prior"] == "TOKENS_ABSENT" or i.get("content_changed"))
             lines = [f"{key}={stats[key]}" for key in ("tokens_absent", "stale_changed", "content_changed",
-                                                        "unavailable", "dead")]
-            lines += [f"flagged={flagged}", f"has_flags={'true' if flagged else 'false'}", f"report={out / 'report.md'}"]
+                                                        "unavailable", "dead", "new_findings")]
+            lines += [f"flagged={flagged}", f"has_flags={'true' if flagged else 'false'}",
+                      f"report={out / 'report.md'}", f"issue={out / 'issue.md'}"]
             try:
                 with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as fh:
                     fh.write("\n".join(lines) + "\n")
             except OSError as exc:
                 raise OutputError(f"cannot append to $GITHUB_OUTPUT {os.environ['GITHUB_OUTPUT']}: "
                                   f"{exc.strerror or exc}") from None
-        # the run is closed only once everything it promised is written
-        spider.store.finish_run(spider.run_id)
+        # next month's news compares with this audit: kept only once every output is written,
+        # and the run is closed last (until then the next run resumes it)
+        store.save_claim_outcomes(kept, {**scopes, **{str(i["scope"]): generated_at for i in items}})
+        store.save_history(past)
+        store.finish_run(spider.run_id)
+        since = doc["news_since"][:10]
         print(
             f"audit: {stats['claims']} claim(s) over {stats['urls']} URL(s); "
-            f"⚠️ stale_changed {stats['stale_changed']}, TOKENS_ABSENT {stats['tokens_absent']}, "
-            f"CONTENT_CHANGED {stats['content_changed']}, unavailable {stats['unavailable']}, "
+            + (f"new since {since}: {stats['new_findings']} finding(s); " if since else "first audit (baseline); ")
+            + f"⚠️ stale_changed {stats['stale_changed']}, TOKENS_ABSENT {stats['tokens_absent']}, "
+            f"unavailable {stats['unavailable']}, DEAD {stats['dead']}, "
             f"304 {stats['not_modified_urls']} ({stats['not_modified_pct']:g} %)\n"
-            f"report: {out / 'report.md'}\n        {out / 'report.html'}",
+            f"report: {out / 'report.md'}\n        {out / 'report.html'}\n        {out / 'issue.md'}"
+            + (f"\nlog:    {log}" if (log := self.crawler.settings.get("LOG_FILE")) else ""),
             flush=True,
         )
