@@ -21,18 +21,21 @@ from sv_scrapy.mockweb.server import LogEntry
 
 from .crawl import CrawlResult, crawl, make_config, write_corpus
 
-# Each request is timed where the server first sees it begin (its tunnel's CONNECT when it
-# opened one, else its request line); TLS set-up and thread wake-ups still blur that a little.
-TOLERANCE = 0.05
+# Each request is timed where the server first sees it begin (when its connection was
+# accepted, else its request line). The crawler's own book is exact (tests/core/test_pacer.py);
+# the server's clock is not: a handler thread waiting for the GIL on a loaded 2-core machine
+# has been measured reading a request line ~70 ms late. Floors and the cap here are 0.2 s and
+# more, so a removed pacing piece (gaps near 0) still fails by far.
+TOLERANCE = 0.1
 
 LIVENESS: dict[str, Any] = {
-    "global": {"req_per_sec": 8, "default_per_host_interval_ms": 150, "request_timeout_seconds": 5,
+    "global": {"req_per_sec": 5, "default_per_host_interval_ms": 300, "request_timeout_seconds": 5,
                "retry_backoff_seconds": [0.3, 0.6], "retry_jitter_pct": 0},
-    "gov_suffix_default": {"concurrency": 1, "interval_ms": 400},
+    "gov_suffix_default": {"concurrency": 1, "interval_ms": 500},
     # one at a time, 0.1 s apart: each answer takes 0.8 s, so starts are 0.8 s apart
     "per_host_overrides": {"one.pace.gouv.fr": {"concurrency": 1, "interval_ms": 100}},
 }
-GOV, DEFAULT, CRAWL_DELAY = 0.4, 0.15, 1.0
+GOV, DEFAULT, CRAWL_DELAY = 0.5, 0.3, 1.0
 FLOORS = {
     "a.pace.gouv.fr": GOV,
     "b.pace-example.org": DEFAULT,

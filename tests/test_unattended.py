@@ -249,6 +249,8 @@ def test_a_corrupt_entry_or_text_is_set_aside_named_and_fetched_fresh(tmp_path: 
     assert all(statuses[u] == 304 for u in URLS[3:])  # the rest untouched
     doc = json.loads((out / "audit" / "audit.json").read_text(encoding="utf-8"))
     assert sorted(q["url"] for q in doc["store_quarantined"]) == sorted([bad_entry, bad_text, flipped])
+    report = (out / "audit" / "report.md").read_text(encoding="utf-8")
+    assert "3 stored copies failed their hash check" in report and bad_entry.split("//")[1] in report  # counted
     assert all(i["prior"] == "TOKENS_PRESENT" for i in doc["items"] if i["source_url"] != gone)
     after = ContentStore(out / "store").load(gone)
     assert after is not None and after.fail_streak == 3 and after.fetch_status == "DEAD"  # streak kept

@@ -84,3 +84,16 @@ def top(items: Sequence[Mapping[str, Any]], n: int) -> list[Mapping[str, Any]]:
 def standing(items: Sequence[Mapping[str, Any]], news_ids: set[str]) -> list[Mapping[str, Any]]:
     """The backlog: claims that are not in this audit's news."""
     return [i for i in items if i["id"] not in news_ids]
+
+
+def run_notes(doc: Mapping[str, Any]) -> list[str]:
+    """What a reader must know about the run itself before trusting its lists (plain text;
+    the renderer escapes): a partial run, store copies that failed their check."""
+    notes = [f"Partial results: {problem}" for problem in doc.get("problems", [])]
+    quarantined = doc.get("store_quarantined", [])
+    if quarantined:
+        one = len(quarantined) == 1
+        notes.append(f"{len(quarantined)} stored {'copy' if one else 'copies'} failed {'its' if one else 'their'} "
+                     f"hash check and {'was' if one else 'were'} set aside (store/corrupt/), fetched fresh: "
+                     + ", ".join(str(q["url"]) for q in quarantined[:10]) + (" …" if len(quarantined) > 10 else ""))
+    return notes

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sv_scrapy.core.audit import buckets, by_scope_priors, reason_group, standing, top
+from sv_scrapy.core.audit import buckets, by_scope_priors, reason_group, run_notes, standing, top
 from sv_scrapy.core.claimtext import claim_html
 from sv_scrapy.core.escape import h, safe_href
 from sv_scrapy.core.history import comparison, delta, trend_svg
@@ -202,6 +202,7 @@ def render_html(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]]
         f"unchanged (HTTP 304): {stats['not_modified_urls']} ({stats['not_modified_pct']:g} %) · "
         f"previous audit: {h(str(run.get('previous_finished_at') or '')[:10] or '(none)')}"
         + (" · resumed after an interruption" if run.get("resumed") else "") + "</p>",
+        *[f'<p class="note">⚠️ {h(note)}</p>' for note in run_notes(doc)],
         *news_part, *_counts(doc),
         "<h2>Priors per scope</h2>", chart(by_scope_priors(items)),
         *_backlog(items, listed, linter_rows),

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sv_scrapy.core.audit import buckets, reason_group, standing, top
+from sv_scrapy.core.audit import buckets, reason_group, run_notes, standing, top
 from sv_scrapy.core.claimtext import claim_md
 from sv_scrapy.core.escape import md, md_code, md_inline, md_text
 from sv_scrapy.core.history import comparison, delta
@@ -184,7 +184,8 @@ def markdown_sections(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str,
         f"**{stats.get('new_findings', 0)}** · unchanged (HTTP 304): {stats['not_modified_urls']} "
         f"({stats['not_modified_pct']:g} %) · previous audit: "
         f"{md_text(str(run.get('previous_finished_at') or '')[:10] or '(none)')}"
-        + (" · resumed after an interruption" if run.get("resumed") else ""), ""])
+        + (" · resumed after an interruption" if run.get("resumed") else ""), "",
+        *[f"> ⚠️ {md_text(note)}\n" for note in run_notes(doc)]])
     news_part, listed, _ = _news_sections(items, since)
     return [head, *news_part, _counts(doc), *_backlog(items, listed, linter_rows, top_n)]
 
