@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+def _empty_note(ocr: OcrText) -> str:
+    return "" if ocr.text.strip() else f"OCR read no text ({ocr.note()})"
+
+
 class PdfTextPipeline:
     def __init__(self, crawler: Crawler, enabled: bool, max_pages: int, max_bytes: int,
                  ocr: OcrSettings | None = None) -> None:
@@ -99,7 +103,7 @@ class PdfTextPipeline:
             cached = OcrText.from_json(store.ocr_text(key) or {}) if store is not None else None
             if cached is not None and cached.reusable_for(self.ocr, languages):
                 self._count("cache_hit")
-                return cached, ""
+                return cached, _empty_note(cached)
             ocr = ocr_pdf(page["body"], self.ocr, languages)
         except OcrUnavailable as exc:
             self._count("unavailable")
@@ -116,9 +120,7 @@ class PdfTextPipeline:
             self._count("page_timeouts", ocr.timed_out)
         if store is not None:
             store.save_ocr_text(key, ocr.to_json())
-        if not ocr.text.strip():
-            return ocr, f"OCR read no text ({ocr.note()})"
-        return ocr, ""
+        return ocr, _empty_note(ocr)
 
     def _count(self, event: str, count: int = 1) -> None:
         # from the worker thread: Scrapy's stats are a plain dict, one key per event here
