@@ -164,6 +164,12 @@ def test_a_crashing_engine_counts_the_page_as_unreadable(tmp_path: Path) -> None
     assert (reading.failed, reading.text) == (1, "")
 
 
+def test_a_blank_page_is_not_sent_to_tesseract(tmp_path: Path) -> None:
+    command = _fake_tesseract(tmp_path, "exit 1")  # any page it were sent would count as failed
+    reading = ocr_pdf(scan_pdf([[], DECREE], dpi=100), OcrSettings(command=command), "fra")
+    assert (reading.pages_read, reading.failed, reading.page_confidences) == (2, 1, (-1.0,))
+
+
 def test_no_engine_or_no_language_pack_is_unavailable_not_a_crash(tmp_path: Path) -> None:
     with pytest.raises(OcrUnavailable, match="tesseract not found"):
         ocr_pdf(scan_pdf([DECREE], dpi=50), OcrSettings(command=str(tmp_path / "missing")), "fra")
