@@ -64,16 +64,18 @@ def main() -> int:
     ap.add_argument("--font-size", type=int, default=9)
     ap.add_argument("--scan-dpi", type=int, default=200)
     ap.add_argument("--dpi", type=int, default=300)
+    ap.add_argument("--noise", type=float, default=0.0, help="share of pixels replaced by random grey")
     ap.add_argument("--languages", default="fra")
     args = ap.parse_args()
     if shutil.which("tesseract") is None:
         print("tesseract not installed (make install): nothing to measure")
         return 1
     texts, figures = gazette(args.pages, args.lines)
-    pdfs = [scan_pdf([page], dpi=args.scan_dpi, font_size=args.font_size) for page in texts]
+    pdfs = [scan_pdf([page], dpi=args.scan_dpi, font_size=args.font_size, noise=args.noise, seed=i)
+            for i, page in enumerate(texts)]
     words = sum(len(line.split()) for line in texts[0])
     print(f"{args.pages} scanned page(s), {args.lines} lines of {args.font_size} pt (~{words} words a page), "
-          f"scanned at {args.scan_dpi} dpi, OCR at {args.dpi} dpi, -l {args.languages}")
+          f"scanned at {args.scan_dpi} dpi (noise {args.noise:g}), OCR at {args.dpi} dpi, -l {args.languages}")
 
     serial = OcrSettings(dpi=args.dpi, jobs=1, page_timeout_s=120)
     start, cpu = time.perf_counter(), cpu_seconds()
@@ -81,7 +83,7 @@ def main() -> int:
     per_page, cpu_page = (time.perf_counter() - start) / args.pages, (cpu_seconds() - cpu) / args.pages
     print(f"one page at a time : {per_page:.2f} s a page wall, {cpu_page:.2f} s CPU a page (goal <= 2 s)")
 
-    both = scan_pdf(texts, dpi=args.scan_dpi, font_size=args.font_size)  # one PDF, pages 2 at a time
+    both = scan_pdf(texts, dpi=args.scan_dpi, font_size=args.font_size, noise=args.noise)  # pages 2 at a time
     start = time.perf_counter()
     ocr_pdf(both, OcrSettings(dpi=args.dpi, jobs=2, page_timeout_s=120, max_pages=0), args.languages)
     wall = time.perf_counter() - start
