@@ -100,9 +100,11 @@ class OcrText:
         return "; ".join(parts)
 
     def reusable_for(self, settings: OcrSettings, languages: str) -> bool:
-        """A cached reading serves when it used the same languages and resolution, read as far."""
-        return (self.languages == languages and self.dpi == settings.dpi
-                and self.pages_read >= min(self.pages, settings.max_pages))
+        """A cached reading serves when it used the same languages and resolution and read as
+        far; one with a page cut at the time limit is tried again (the machine may have been busy)."""
+        wanted = self.pages if settings.max_pages <= 0 else min(self.pages, settings.max_pages)
+        return (self.languages == languages and self.dpi == settings.dpi and self.pages_read >= wanted
+                and not self.timed_out)
 
 
 # -- the page language ---------------------------------------------------------------------

@@ -113,6 +113,11 @@ def test_the_cache_round_trips_and_ignores_what_is_not_a_hash(tmp_path: Path) ->
     assert OcrText.from_json({"text": 3}) is None
     assert reading.reusable_for(OcrSettings(max_pages=20), "fra")
     assert not reading.reusable_for(OcrSettings(max_pages=20), "eng")
+    partial = OcrText("Taux", 91.5, "fra", 30, 20)
+    assert partial.reusable_for(OcrSettings(max_pages=20), "fra")
+    assert not partial.reusable_for(OcrSettings(max_pages=0), "fra")  # 0: every page
+    assert not partial.reusable_for(OcrSettings(max_pages=25), "fra")
+    assert not OcrText("", 0, "fra", 2, 2, timed_out=1).reusable_for(OcrSettings(), "fra")
 
 
 @needs_tesseract
