@@ -18,6 +18,7 @@ from typing import Any
 
 from sv_scrapy.core.errors import ConfigError
 from sv_scrapy.core.hosts import DEFAULT_GOV_HOSTS, DEFAULT_GOV_NAMESPACES, HostRules
+from sv_scrapy.core.ocr import DEFAULT_LANGUAGES, LANGUAGE_CODE
 from sv_scrapy.core.schema import (
     INT,
     NUM,
@@ -67,7 +68,12 @@ SOURCE_VERIFY_SPEC = Obj(
                 "binary_content_prefixes": _STRS,
             }
         ),
-        "pdf": Obj(required={"enabled": Bool(), "max_pages": INT, "max_bytes": POS_INT}),
+        "pdf": Obj(
+            required={"enabled": Bool(), "max_pages": INT, "max_bytes": POS_INT},
+            # sv_scrapy's own: OCR of scanned PDFs (core/ocr.py); defaults in class Pdf
+            optional={"ocr": Bool(), "ocr_max_pages": INT, "ocr_languages": _STRS,
+                      "ocr_page_timeout_seconds": NUM, "ocr_min_confidence": NUM},
+        ),
         "linter": Obj(required={"root_url_allowlist": _STRS}),
         "sampling": Obj(
             required={
@@ -161,6 +167,11 @@ class Pdf:
     enabled: bool
     max_pages: int
     max_bytes: int
+    ocr: bool = True
+    ocr_max_pages: int = 20
+    ocr_languages: tuple[str, ...] = DEFAULT_LANGUAGES
+    ocr_page_timeout_seconds: float = 30.0
+    ocr_min_confidence: float = 70.0  # tesseract's word confidence, 0-100; clean scans read 90+
 
 
 @dataclass(frozen=True)
@@ -300,6 +311,18 @@ def _liveness(raw: dict[str, Any]) -> Liveness:
     )
 
 
+def _pdf(raw: dict[str, Any], origin: Path) -> Pdf:
+    for i, code in enumerate(raw.get("ocr_languages", ())):
+        if not LANGUAGE_CODE.match(code):
+            raise ConfigError(f'{origin}: pdf.ocr_languages[{i}]: "{code}" is no tesseract language code '
+                              '(like "eng", "fra", "chi_sim")')
+    p = {k: v for k, v in raw.items() if not k.startswith("_")}
+    for key, kind in (("ocr_languages", tuple), ("ocr_page_timeout_seconds", float), ("ocr_min_confidence", float)):
+        if key in p:
+            p[key] = kind(p[key])
+    return Pdf(**p)
+
+
 def load_config(config_dir: str | Path) -> Config:
     """Read, validate and type the config folder; raise ``ConfigError`` with one line."""
     cdir = Path(config_dir)
@@ -346,7 +369,7 @@ def load_config(config_dir: str | Path) -> Config:
             js_spa_hosts=tuple(h.lower() for h in f["js_spa_hosts"]),
             binary_content_prefixes=tuple(f["binary_content_prefixes"]),
         ),
-        pdf=Pdf(enabled=p["enabled"], max_pages=p["max_pages"], max_bytes=p["max_bytes"]),
+        pdf=_pdf(p, sv_path),
         root_url_allowlist=tuple(sv["linter"]["root_url_allowlist"]),
         sampling=Sampling(
             default_sample=sv["sampling"]["default_sample"],

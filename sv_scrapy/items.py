@@ -29,8 +29,9 @@ class PageItem:
     kind: str = ""  # html | text | pdf | binary
     title: str = ""
     text: str = ""
-    text_method: str = ""  # html | text | pdf:pypdfium2 | pdf:pdfminer
+    text_method: str = ""  # html | text | pdf:pypdfium2 | pdf:pdfminer | ocr
     pdf_no_text: bool = False
+    ocr: dict[str, Any] | None = None  # a scan's OCR reading: confidence, pages read (core.ocr.OcrText.summary)
     content_hash: str = ""
     raw_hash: str = ""
     results: list[dict[str, Any]] = field(default_factory=list)  # one claim record + prior each

@@ -22,6 +22,8 @@ SV_CONFIG_DIR = os.environ.get("SV_CONFIG_DIR", str(_PROJECT_DIR / "config"))
 SV_OUTPUT_DIR = os.environ.get("SV_OUTPUT_DIR", str(_PROJECT_DIR / "_local" / "source-verify"))
 # where `scrapy crawl audit -a ci=1` writes its reports (the Actions artifact)
 SV_CI_DIR = os.environ.get("SV_CI_DIR", str(_PROJECT_DIR / "_ci" / "source-verify"))
+# the OCR engine for scanned PDFs (Debian's tesseract-ocr); a missing one leaves scans PDF_NO_TEXT
+SV_TESSERACT = os.environ.get("SV_TESSERACT", "tesseract")
 
 ADDONS = {"sv_scrapy.addon.SvAddon": 0}
 

@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# Debian packages sv_scrapy uses: chromium (JavaScript-only pages) and poppler-utils
-# (pdftotext, the PDF baseline). Idempotent: installs only what is missing, only as root.
+# Debian packages sv_scrapy uses: chromium (JavaScript-only pages), poppler-utils (pdftotext,
+# the PDF baseline) and tesseract-ocr with its language packs (OCR of scanned PDFs).
+# Idempotent: installs only what is missing, only as root.
+# SV_OCR_LANGS overrides the language packs (Debian suffixes: "eng fra chi-sim ...").
 set -euo pipefail
+
+OCR_LANGS=${SV_OCR_LANGS:-"eng fra deu spa por ita nld ara kor chi-sim"}
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
 missing=()
 command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
 [ -x /usr/lib/chromium/chromium ] || [ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr)
+for lang in $OCR_LANGS; do
+  installed "tesseract-ocr-$lang" || missing+=("tesseract-ocr-$lang")
+done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -228,3 +228,25 @@ class ContentStore:
 
     def save_history(self, history: list[dict[str, Any]]) -> None:
         write_json(self.root / "history.json", history)
+
+    # -- the OCR cache: ocr/<raw hash>.json, what OCR read of a scan (core/ocr.py) ----------
+    def _ocr_path(self, raw_hash: str) -> Path | None:
+        """The cache file of a PDF's raw hash; None for anything but a hex digest."""
+        if not 16 <= len(raw_hash) <= 64 or raw_hash.strip("0123456789abcdef"):
+            return None
+        return self.root / "ocr" / f"{raw_hash}.json"
+
+    def ocr_text(self, raw_hash: str) -> dict[str, Any] | None:
+        """The cached OCR reading of the PDF whose bytes hash to ``raw_hash``, if any: an
+        unchanged scan is OCR'd once, whatever its URL."""
+        path = self._ocr_path(raw_hash)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8")) if path else None
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def save_ocr_text(self, raw_hash: str, data: dict[str, Any]) -> None:
+        path = self._ocr_path(raw_hash)
+        if path is not None:
+            write_json(path, data)

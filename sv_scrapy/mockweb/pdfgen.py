@@ -1,7 +1,9 @@
-"""Tiny PDF writer for the mock web, tests and benchmarks (no dependency).
+"""Tiny PDF writer for the mock web, tests and benchmarks (no dependency but pypdfium2).
 
 ``text_pdf`` lays out lines (or table rows of cells) in Helvetica with WinAnsi encoding, so
-"€ 1 500" survives; ``scanned_pdf`` holds only an image, the way a scan has no text layer.
+"€ 1 500" survives; ``scanned_pdf`` holds only an image, the way a scan has no text layer;
+``scan_pdf`` is a real-looking scan: ``text_pdf`` pages rasterised by pypdfium2 (as a scanner
+would at ``dpi``), optionally speckled with noise, embedded as images with no text layer.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ def _stream(data: bytes, extra: str = "") -> bytes:
     return f"<< /Length {len(packed)} /Filter /FlateDecode {extra}>>\nstream\n".encode() + packed + b"\nendstream"
 
 
-def text_pdf(pages: Sequence[Sequence[str | Sequence[str]]], column_width: int = 150, padding: int = 0) -> bytes:
+def text_pdf(pages: Sequence[Sequence[str | Sequence[str]]], column_width: int = 150, padding: int = 0,
+             font_size: int = 10) -> bytes:
     """One PDF page per entry; each row is a line of text or a list of table cells.
 
     ``padding`` adds an unreferenced binary stream of that many bytes (embedded fonts and
@@ -44,9 +47,9 @@ def text_pdf(pages: Sequence[Sequence[str | Sequence[str]]], column_width: int =
     font_ref = 3 + 2 * len(pages)
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>", f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode()]
     for index, rows in enumerate(pages):
-        ops = [b"BT /F1 10 Tf"]
+        ops = [f"BT /F1 {font_size} Tf".encode()]
         for line_no, row in enumerate(rows):
-            y = 760 - 14 * line_no
+            y = 760 - round(font_size * 1.4) * line_no
             cells = [row] if isinstance(row, str) else list(row)
             for col, cell in enumerate(cells):
                 ops.append(f"1 0 0 1 {50 + col * column_width} {y} Tm (".encode() + _escape(cell) + b") Tj")
@@ -63,18 +66,48 @@ def text_pdf(pages: Sequence[Sequence[str | Sequence[str]]], column_width: int =
     return _assemble(objects)
 
 
+def image_pdf(images: Sequence[tuple[int, int, bytes]]) -> bytes:
+    """One page per greyscale image (width, height, 8-bit pixels), each filling a US Letter page."""
+    kids = " ".join(f"{3 + 3 * i} 0 R" for i in range(len(images)))
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", f"<< /Type /Pages /Kids [{kids}] /Count {len(images)} >>".encode()]
+    for index, (width, height, pixels) in enumerate(images):
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 3 * index} 0 R "
+            f"/Resources << /XObject << /Im1 {5 + 3 * index} 0 R >> >> >>".encode()
+        )
+        objects.append(_stream(b"q 612 0 0 792 0 0 cm /Im1 Do Q"))
+        objects.append(_stream(pixels, f"/Type /XObject /Subtype /Image /Width {width} /Height {height} "
+                                       "/ColorSpace /DeviceGray /BitsPerComponent 8 "))
+    return _assemble(objects)
+
+
 def scanned_pdf(pages: int = 1) -> bytes:
     """Pages that are one grey image each: no text layer at all."""
-    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(pages))
-    image_ref = 3 + 2 * pages
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>".encode()]
-    for index in range(pages):
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * index} 0 R "
-            f"/Resources << /XObject << /Im1 {image_ref} 0 R >> >> >>".encode()
-        )
-        objects.append(_stream(b"q 500 0 0 700 50 50 cm /Im1 Do Q"))
-    pixels = bytes(range(256)) * 64  # 128 x 128 grey gradient
-    objects.append(_stream(pixels, "/Type /XObject /Subtype /Image /Width 128 /Height 128 "
-                                   "/ColorSpace /DeviceGray /BitsPerComponent 8 "))
-    return _assemble(objects)
+    return image_pdf([(128, 128, bytes(range(256)) * 64)] * pages)  # a 128 x 128 grey gradient
+
+
+def scan_pdf(pages: Sequence[Sequence[str | Sequence[str]]], dpi: int = 200, noise: float = 0.0, seed: int = 0,
+             font_size: int = 10) -> bytes:
+    """``text_pdf(pages)`` as a scanner returns it: images only, ``noise`` the share of pixels
+    replaced by random grey (0.5 already defeats OCR)."""
+    import pypdfium2 as pdfium
+
+    rng = random.Random(seed)
+    source = pdfium.PdfDocument(text_pdf(pages, font_size=font_size))
+    images = []
+    try:
+        for index in range(len(source)):
+            page = source[index]
+            bitmap = page.render(scale=dpi / 72, grayscale=True)
+            raw, width, height, stride = bytes(bitmap.buffer), bitmap.width, bitmap.height, bitmap.stride
+            bitmap.close()
+            page.close()
+            pixels = b"".join(raw[i * stride:i * stride + width] for i in range(height))
+            if noise > 0:
+                cut = round(noise * 256)
+                pixels = bytes(n if r < cut else p for p, r, n in
+                               zip(pixels, rng.randbytes(len(pixels)), rng.randbytes(len(pixels)), strict=True))
+            images.append((width, height, pixels))
+    finally:
+        source.close()
+    return image_pdf(images)

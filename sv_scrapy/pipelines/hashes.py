@@ -11,9 +11,10 @@ from sv_scrapy.core.text import content_hash, raw_hash
 
 
 def keeps_pdf_bytes(page: ItemAdapter) -> bool:
-    """A PDF we did not turn into text (a scan, or extraction switched off) keeps its bytes:
-    ``scrapy verify`` sends them to the model as a document."""
-    return bool(page["body"]) and page["kind"] == "pdf" and (page["pdf_no_text"] or page["fetch_status"] == BINARY)
+    """A PDF we did not turn into text (a scan, or extraction switched off), or only by OCR, keeps
+    its bytes: ``scrapy verify`` sends them to the model as a document."""
+    return bool(page["body"]) and page["kind"] == "pdf" and (
+        page["pdf_no_text"] or page["text_method"] == "ocr" or page["fetch_status"] == BINARY)
 
 
 class HashPipeline:

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 from itemadapter import ItemAdapter
 
 from sv_scrapy.core.fetchstatus import BINARY, OK
+from sv_scrapy.core.ocr import ocr_digits, ocr_prior
 from sv_scrapy.core.pagescan import PageIndex
 from sv_scrapy.core.prefilter import (
     PDF_NO_TEXT,
@@ -43,28 +44,33 @@ def page_prior(page: ItemAdapter, values: list[dict[str, Any]], settings: Prefil
 
 
 class PrefilterPipeline:
-    def __init__(self, crawler: Crawler, settings: PrefilterSettings) -> None:
+    def __init__(self, crawler: Crawler, settings: PrefilterSettings, min_ocr_confidence: float = 70.0) -> None:
         self.crawler = crawler
         self.settings = settings
+        self.min_ocr_confidence = min_ocr_confidence
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        fetch = load_cached(crawler.settings["SV_CONFIG_DIR"]).fetch
+        config = load_cached(crawler.settings["SV_CONFIG_DIR"])
+        fetch = config.fetch
         return cls(crawler, PrefilterSettings(
             excerpt_window_chars=fetch.excerpt_window_chars,
             max_excerpts=fetch.max_excerpts_per_claim,
             min_text_chars=fetch.min_text_chars,
             js_spa_hosts=fetch.js_spa_hosts,
-        ))
+        ), config.pdf.ocr_min_confidence)
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
         if page["from_journal"]:
             return item
-        index = PageIndex(page["text"]) if page["fetch_status"] == OK and page["text"] else None
+        text = page["text"] if page["fetch_status"] == OK else ""
+        index = PageIndex(ocr_digits(text) if page["ocr"] else text) if text else None  # OCR: for matching only
         results = []
         for claim in page["claims"]:
             prior = page_prior(page, claim["values"], self.settings, index)
+            if page["ocr"] and text:
+                prior = ocr_prior(prior, page["ocr"], self.min_ocr_confidence)
             self.crawler.stats.inc_value(f"sv/prior/{prior.prior}")
             results.append(claim_record(claim, page, prior))
         page["results"] = results
@@ -91,6 +97,7 @@ def claim_record(claim: dict[str, Any], page: ItemAdapter, prior: Prior) -> dict
         "final_url": page["final_url"] or page["url"],
         "http_status": page["http_status"],
         "text_method": page["text_method"],
+        "ocr_confidence": page["ocr"]["confidence"] if page["ocr"] else None,
         "content_hash": page["content_hash"],
         "fetched_at": page["fetched_at"],
         "rendered": page["rendered"],

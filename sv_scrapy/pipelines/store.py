@@ -47,7 +47,7 @@ class StoreRestorePipeline(_CrawlerPipeline):
             page["fetch_status"], page["note"] = UNAVAILABLE, "304 Not Modified but no stored copy to read"
             return item
         page.update(text=text, content_hash=entry.content_hash, raw_hash=entry.raw_hash,
-                    text_method="store (304 Not Modified)", kind=entry.content_kind,
+                    text_method=page["text_method"] or "store (304 Not Modified)", kind=entry.content_kind,
                     etag=page["etag"] or entry.etag, last_modified=page["last_modified"] or entry.last_modified)
         self.crawler.stats.inc_value("sv/store/not_modified")
         return item
