@@ -92,7 +92,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
         for _ in range(2):
             before = len(calls(log))
             result = crawl("audit", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
-                           extra_env={"SV_TESSERACT": command})
+                           extra_env={"SV_TESSERACT": command}, options=["-L", "INFO"])  # stats on stderr
             assert result.returncode == 0, result.stderr[-3000:]
             results.append((result, by_line(result)))
             counts.append(len(calls(log)) - before)
@@ -159,9 +159,9 @@ def test_no_tesseract_or_ocr_off_is_pdf_no_text_with_a_note(tmp_path: Path) -> N
     with MockWeb() as web:
         web.route(url, route)
         missing = crawl("audit", corpus=corpus, config=on, output=tmp_path / "missing", proxy_env=web.env(),
-                        extra_env={"SV_TESSERACT": str(tmp_path / "no" / "tesseract")})
+                        extra_env={"SV_TESSERACT": str(tmp_path / "no" / "tesseract")}, options=["-L", "INFO"])
         switched_off = crawl("audit", corpus=corpus, config=off, output=tmp_path / "off-out", proxy_env=web.env(),
-                             extra_env={"SV_TESSERACT": command})
+                             extra_env={"SV_TESSERACT": command}, options=["-L", "INFO"])
     assert missing.returncode == switched_off.returncode == 0, missing.stderr[-2000:] + switched_off.stderr[-2000:]
     assert "Traceback" not in missing.stderr + switched_off.stderr
     item = by_line(missing)[3]
@@ -169,5 +169,5 @@ def test_no_tesseract_or_ocr_off_is_pdf_no_text_with_a_note(tmp_path: Path) -> N
     assert "OCR unavailable: tesseract not found" in item["note"] and "\n" not in item["note"]
     assert stat_value(missing.stderr, "sv/ocr/unavailable") == 1
     item = by_line(switched_off)[3]
-    assert (item["prior"], item["text_method"]) == ("PDF_NO_TEXT", "")
+    assert (item["prior"], item["text_method"]) == ("PDF_NO_TEXT", None)  # no text read: null (audit records)
     assert calls(log) == []
