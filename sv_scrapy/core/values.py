@@ -11,54 +11,59 @@ they can never become claim values.
 
 from __future__ import annotations
 
+import datetime
 import heapq
 import re
 from dataclasses import dataclass, field
 
-from sv_scrapy.core.locale import GROUP_MARKS, MONTH_ALTERNATION, month_number
+from sv_scrapy.core.locale import GROUP_MARKS, compact_after, month_number, sets
 
 _G = re.escape(GROUP_MARKS)
 # a number as a claim writes it: grouped thousands (1,500,000 / 1.500.000 / 1 500 000),
 # then an optional decimal part; or plain digits with an optional decimal part
-_NUM = rf"\d{{1,3}}(?:[,.{_G}]\d{{3}})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?"
-_MULT = r"(?:\s?(?:k|K|mn|m|M|bn|B|million|billion|thousand|lakh|crore)\b)"
-CURRENCY_CODES = (
-    "USD|EUR|GBP|CHF|AED|SAR|JPY|CNY|RMB|HKD|SGD|AUD|NZD|CAD|ZAR|INR|BRL|MXN|ARS|TRY|PLN|CZK|"
-    "HUF|RON|SEK|NOK|DKK|ISK|ILS|KRW|THB|IDR|MYR|PHP|VND|BHD|KWD|QAR|OMR|MUR|XCD|KYD|BMD|BSD|"
-    "TWD|EGP|MAD|NGN|KES|CLP|COP|PEN|UYU|KZT|UZS|LKR|MVR|GHS|RWF|SCR|CVE|BBD|BZD|JMD|MOP"
+_NUM = (
+    rf"\d{{1,2}}(?:,\d\d)+,\d{{3}}(?:\.\d+)?(?!\d)"  # Indian grouping: 24,50,000.00
+    rf"|\d{{1,3}}(?:[,.{_G}]\d{{3}})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?"
 )
-_SYMBOL = r"(?:[A-Z]{1,3})?[€£$¥₹₩₱₪฿]"
+# every ISO 4217 code in use (CLDR), checked after a three-capital match: an alternation
+# of ~160 codes tried at each word is slow; "RMB" is what playbooks write for CNY
+CURRENCY_CODES = frozenset(sets()["codes"]) | {"RMB"}
+_CODE = r"(?P<ccy>[A-Z]{3})(?![\w-])"  # "COP-26" is a conference, not pesos
+# local symbols (CLDR): longest first; one-letter ASCII symbols ("R", "K") are left out
+_SYMBOLS = sorted((s for s in sets()["symbols"] if not s.isalpha() or len(s) > 1), key=len, reverse=True)
+_SYMBOL = r"(?:[A-Z]{1,3})?[€£$¥₹₩₱₪฿₽₴₺₸₾₼₫₦₭₮₲৳៛]|" + "|".join(re.escape(s) for s in _SYMBOLS)
 
 PCT_RE = re.compile(
     r"(?<![\w.,])(?P<num>\d{1,3}(?:[.,]\d+)?)\s?(?:%|pp\b|p\.p\.|percentage points?\b|per ?cent\b|pour cent\b)",
     re.IGNORECASE,
 )
-MONEY_SYMBOL_RE = re.compile(rf"(?P<ccy>{_SYMBOL})\s?(?P<num>{_NUM})(?P<mult>{_MULT})?")
-MONEY_CODE_BEFORE_RE = re.compile(rf"\b(?P<ccy>{CURRENCY_CODES})\s?(?P<num>{_NUM})(?P<mult>{_MULT})?")
-MONEY_CODE_AFTER_RE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM})(?P<mult>{_MULT})?\s?(?P<ccy>{CURRENCY_CODES})\b")
+_MULT = r"(?P<mult>\s?[^\W\d_]{1,12}\.?(?:\s[^\W\d_]{1,8}\.?)?)??"  # checked against CLDR compact forms
+MONEY_SYMBOL_RE = re.compile(rf"(?P<ccy>{_SYMBOL})\s?(?P<num>{_NUM})")
+MONEY_CODE_BEFORE_RE = re.compile(rf"\b(?P<ccy>[A-Z]{{3}})\s?(?P<num>{_NUM})")
+MONEY_CODE_AFTER_RE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM}){_MULT}\s?{_CODE}")
+MONEY_SYMBOL_AFTER_RE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM}){_MULT}\s?(?P<ccy>{_SYMBOL})(?!\w)")
 ISO_DATE_RE = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
-_MON = rf"(?P<mon>{MONTH_ALTERNATION})\.?"
-# month-first forms: any word, checked against the month table afterwards — a regex
-# alternation of ~90 month names tried at every word boundary is 10x slower
-_MON_WORD = r"(?P<mon>[^\W\d_]{3,10})\.?"
+# "(effective 2023-12)": a month; "2024-25" or "2011-12" is a fiscal year (checked in _date)
+YEAR_MONTH_RE = re.compile(r"(?<![\w-])(?P<y>(?:19|20)\d{2})-(?P<m>0[1-9]|1[0-2])(?![\w-])")
+# month names: any word, checked against CLDR's month table afterwards — a regex
+# alternation of thousands of month names tried at every word boundary is far slower
+_MON_WORD = r"(?P<mon>[^\W\d_]{3,12})\.?"
 DMY_RE = re.compile(
-    rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s(?:de\s)?{_MON},?\s(?:de\s)?(?P<y>\d{{4}})\b", re.IGNORECASE
+    rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s(?:de\s)?{_MON_WORD},?\s(?:de\s)?(?P<y>\d{{4}})\b", re.IGNORECASE
 )
 MDY_RE = re.compile(rf"\b{_MON_WORD}\s(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s(?P<y>\d{{4}})\b", re.IGNORECASE)
 MY_RE = re.compile(rf"\b{_MON_WORD}\s(?:de\s)?(?P<y>\d{{4}})\b", re.IGNORECASE)
 STATUTE_RE = re.compile(
-    r"(?P<kw>\b(?:(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Act|Chapter|Article)s?\b"
+    r"(?P<kw>\b(?:(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Act|Chapter|Article|Ordinance)s?\b"
     r"|Reg\.|Cap\.?|Art\.|No\.?|n°|nº|Nr\.?)|§)"
     r"\s?(?P<id>(?:(?-i:[A-Z]{1,4})[-\s/])?\d[\w./-]*)",
     re.IGNORECASE,
 )
 YEAR_RE = re.compile(r"(?<![\d.,])(?:19|20)\d{2}(?![\d.,]\d)")
 
-_MULTIPLIERS = {
-    "k": 10**3, "thousand": 10**3, "lakh": 10**5, "crore": 10**7,
-    "m": 10**6, "mn": 10**6, "million": 10**6, "b": 10**9, "bn": 10**9, "billion": 10**9,
-}
-_YEAR_ONLY = re.compile(r"(?:19|20)\d{2}")
+# a statute number "reads as a year" up to next year: "Act 1882" is named after its year,
+# "Law 2090" or "Decree 2045" cannot be
+_LAST_YEAR = datetime.date.today().year + 1
 _ORDINAL_KEYWORDS = {"no", "no.", "n°", "nº", "nr", "nr."}
 
 
@@ -124,17 +129,34 @@ def _number_variants(num: str) -> list[str]:
     return sorted(out, key=len, reverse=True)
 
 
-def _money(m: re.Match[str]) -> Value:
-    ccy, num, mult = m.group("ccy"), m.group("num"), (m.group("mult") or "").strip()
+def _money(m: re.Match[str]) -> Value | None:
+    ccy, num = m.group("ccy"), m.group("num")
+    if ccy.isalpha() and ccy.isupper() and len(ccy) == 3 and ccy not in CURRENCY_CODES:
+        return None  # three capitals that are no currency: "ACT 2024"
+    text, end = m.string, m.end()
+    if text.startswith(ccy, m.start()) and m.start("num") == m.start() + len(ccy) and re.match(r"[-‐–]\w", text[end:]):
+        return None  # "SSP2-4.5", "SSP5-8.5": a glued code, number and hyphen make an identifier
+    mult = m.groupdict().get("mult")
+    if mult:  # written between the number and a code/symbol after it: must be a compact form
+        compact = compact_after(text, m.end("num"))
+        if not compact or compact[1] < m.end("num") + len(mult.rstrip(".")):
+            return None
+        power = compact[0]
+    else:
+        compact = compact_after(text, end) if m.end("num") == end else None
+        power = compact[0] if compact else 0
+        end = compact[1] if compact else end
     amount = canonical_number(num)
     needles = _number_variants(num)
-    if mult:
-        factor = _MULTIPLIERS[mult.lower()]
+    if power:
+        factor = 10**power
         whole, _, frac = amount.partition(".")
         scaled = int(whole) * factor + (int(frac) * factor // 10 ** len(frac) if frac else 0)
         amount = str(scaled)
         needles = sorted({*needles, str(scaled), f"{scaled:,}"}, key=len, reverse=True)
-    return Value("money", m.group(0).strip(), f"{amount} {ccy}", needles)
+    value = Value("money", text[m.start() : end].strip(), f"{amount} {ccy}", needles)
+    value.end = end
+    return value
 
 
 def _pct(m: re.Match[str]) -> Value:
@@ -145,6 +167,8 @@ def _pct(m: re.Match[str]) -> Value:
 def _date(m: re.Match[str]) -> Value | None:
     groups = m.groupdict()
     year = int(groups["y"])
+    if groups.get("m") and not groups.get("d") and int(groups["m"]) == (year + 1) % 100:
+        return None  # "2011-12": the fiscal year, not December 2011
     month = int(groups["m"]) if groups.get("m") else month_number(groups.get("mon") or "")
     day = int(groups["d"]) if groups.get("d") else None
     if month is None or not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
@@ -156,6 +180,17 @@ def _date(m: re.Match[str]) -> Value | None:
     return Value("date", m.group(0).strip(), norm, needles)
 
 
+def _reads_as_year(number: str, m: re.Match[str]) -> bool:
+    """Up to next year it is a year; a later one only when the line also uses it as a year
+    nearby ("Climate Action Plan 2050 … before 2050" — the window keeps this linear)."""
+    if not 1800 <= int(number) <= 2100:
+        return False
+    if int(number) <= _LAST_YEAR:
+        return True
+    window = m.string[max(0, m.start() - 300) : m.end() + 300]
+    return len(re.findall(rf"(?<![\d.,]){number}(?![\d.,]\d)", window)) > 1
+
+
 def _statute(m: re.Match[str]) -> Value | None:
     keyword = m.group("kw").lower()
     ident = m.group("id").rstrip(".,;:")
@@ -165,8 +200,9 @@ def _statute(m: re.Match[str]) -> Value | None:
     if keyword in _ORDINAL_KEYWORDS and re.fullmatch(r"\d{1,2}", ident):
         return _RESERVED  # "(No.2) Regulations": an ordinal in a title, not a statute id
     needles = sorted({ident, *(d for d in digits if len(d) >= 2)}, key=len, reverse=True)
-    # "Act 1993": the year names the statute; landing pages rarely restate it
-    salient = not all(_YEAR_ONLY.fullmatch(d) for d in digits)
+    # "Act 1993": the year names the statute; landing pages rarely restate it. Only a lone
+    # number that reads as a year: "Ley 2068/2020" and "Law 2090" are ids
+    salient = not (len(digits) == 1 and _reads_as_year(digits[0], m))
     return Value("statute", f"{m.group('kw')} {ident}".strip(), ident, needles, salient)
 
 
@@ -181,12 +217,14 @@ _EXTRACTORS = (
     (MONEY_SYMBOL_RE, _money),
     (MONEY_CODE_BEFORE_RE, _money),
     (MONEY_CODE_AFTER_RE, _money),
+    (MONEY_SYMBOL_AFTER_RE, _money),
     (PCT_RE, _pct),
     (ISO_DATE_RE, _date),
     (DMY_RE, _date),
     (MDY_RE, _date),
     (MY_RE, _date),
     (STATUTE_RE, _statute),
+    (YEAR_MONTH_RE, _date),
     (YEAR_RE, _year),
 )
 
@@ -204,15 +242,18 @@ def extract_values(text: str, salient_types: tuple[str, ...] = ("pct", "money", 
         fresh: list[tuple[int, int]] = []
         j = 0
         for m in regex.finditer(text):
-            start, end = m.span()
+            start = m.start()
             # one pointer walks the sorted spans alongside the (ordered) matches: linear, not
             # a scan of every earlier span per match (a 5 MB line holds ~10^5 figures)
             while j < len(taken) and taken[j][1] <= start:
                 j += 1
-            if j < len(taken) and taken[j][0] < end:
+            if j < len(taken) and taken[j][0] < m.end():
                 continue
             value = build(m)
             if value is None:  # not this kind after all: leave the span to later patterns
+                continue
+            end = value.end or m.end()  # a builder may take a compact form after the match
+            if j < len(taken) and taken[j][0] < end:
                 continue
             fresh.append((start, end))
             if value is _RESERVED:
