@@ -32,7 +32,7 @@ BARE_URL_RE = re.compile(r"https?://[^\s<>\"`)\]]+")
 _BOUNDARY_RE = re.compile(r"[.!?](?=\s)|[;:(|\u2014\u2013]|\s-\s")
 _POINTER_RE = re.compile(
     r"^(?:(?:and|or|then|but|please|always|so)\s+)?(?:re-?)?(?:verify|confirm|check|cross-check|double-check|consult)\b"
-    r"[^.;!?]{0,80}$",
+    r"(?:[^.;!?]|(?<=\d)\.(?=\d)){0,80}$",  # a decimal point ("1.5 %") ends no clause
     re.IGNORECASE,
 )
 _CONTINUATION_RE = re.compile(r"^(?:[/,+&]|and|or|\s)*$", re.IGNORECASE)

@@ -12,9 +12,10 @@ they can never become claim values.
 from __future__ import annotations
 
 import datetime
-import heapq
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from sv_scrapy.core.locale import GROUP_MARKS, compact_after, month_number, sets
 
@@ -28,20 +29,23 @@ _NUM = (
 # every ISO 4217 code in use (CLDR), checked after a three-capital match: an alternation
 # of ~160 codes tried at each word is slow; "RMB" is what playbooks write for CNY
 CURRENCY_CODES = frozenset(sets()["codes"]) | {"RMB"}
-_CODE = r"(?P<ccy>[A-Z]{3})(?![\w-])"  # "COP-26" is a conference, not pesos
 # local symbols (CLDR): longest first; one-letter ASCII symbols ("R", "K") are left out
-_SYMBOLS = sorted((s for s in sets()["symbols"] if not s.isalpha() or len(s) > 1), key=len, reverse=True)
-_SYMBOL = r"(?:[A-Z]{1,3})?[€£$¥₹₩₱₪฿₽₴₺₸₾₼₫₦₭₮₲৳៛]|" + "|".join(re.escape(s) for s in _SYMBOLS)
+_SYMBOLS = frozenset(s for s in sets()["symbols"] if not s.isalpha() or len(s) > 1)
+_SYMBOL_SIZES = sorted({len(s) for s in _SYMBOLS}, reverse=True)
+_SYMBOL_LAST = frozenset(s[-1] for s in _SYMBOLS)
+_SYMBOL_FIRST = frozenset(s[0] for s in _SYMBOLS)
+_SIGNS = "€£$¥₹₩₱₪฿₽₴₺₸₾₼₫₦₭₮₲৳៛"  # a sign with up to three capitals before it: "HK$", "CI$"
 
 PCT_RE = re.compile(
     r"(?<![\w.,])(?P<num>\d{1,3}(?:[.,]\d+)?)\s?(?:%|pp\b|p\.p\.|percentage points?\b|per ?cent\b|pour cent\b)",
     re.IGNORECASE,
 )
-_MULT = r"(?P<mult>\s?[^\W\d_]{1,12}\.?(?:\s[^\W\d_]{1,8}\.?)?)??"  # checked against CLDR compact forms
-MONEY_SYMBOL_RE = re.compile(rf"(?P<ccy>{_SYMBOL})\s?(?P<num>{_NUM})")
+_NUMBER_RE = re.compile(rf"(?<![\w.,])(?:{_NUM})")
+_SPACES = " \u00a0"
+_DIGIT_NEXT_RE = re.compile(r"[ \u00a0]?\d")
+_CODE_AFTER_RE = re.compile(r"[A-Z]{3}(?![\w-])")  # "COP-26" is a conference, not pesos
+_HYPHEN_ID_RE = re.compile(r"[-‐–]\w")
 MONEY_CODE_BEFORE_RE = re.compile(rf"\b(?P<ccy>[A-Z]{{3}})\s?(?P<num>{_NUM})")
-MONEY_CODE_AFTER_RE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM}){_MULT}\s?{_CODE}")
-MONEY_SYMBOL_AFTER_RE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM}){_MULT}\s?(?P<ccy>{_SYMBOL})(?!\w)")
 ISO_DATE_RE = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
 # "(effective 2023-12)": a month; "2024-25" or "2011-12" is a fiscal year (checked in _date)
 YEAR_MONTH_RE = re.compile(r"(?<![\w-])(?P<y>(?:19|20)\d{2})-(?P<m>0[1-9]|1[0-2])(?![\w-])")
@@ -67,7 +71,7 @@ _LAST_YEAR = datetime.date.today().year + 1
 _ORDINAL_KEYWORDS = {"no", "no.", "n°", "nº", "nr", "nr."}
 
 
-@dataclass
+@dataclass(slots=True)
 class Value:
     """One figure token of a claim sentence."""
 
@@ -129,12 +133,93 @@ def _number_variants(num: str) -> list[str]:
     return sorted(out, key=len, reverse=True)
 
 
-def _money(m: re.Match[str]) -> Value | None:
+class _Found:
+    """A match-like record for figures found without one regex: a number and its symbol."""
+
+    def __init__(self, text: str, span: tuple[int, int], groups: dict[str, tuple[int, int]]) -> None:
+        self.string, self._span, self._groups = text, span, groups
+
+    def start(self, name: str | None = None) -> int:
+        return self._groups[name][0] if name else self._span[0]
+
+    def end(self, name: str | None = None) -> int:
+        return self._groups[name][1] if name else self._span[1]
+
+    def group(self, name: str | int = 0) -> str:
+        lo, hi = self._groups[name] if isinstance(name, str) else self._span
+        return self.string[lo:hi]
+
+    def groupdict(self) -> dict[str, str | None]:
+        return {k: self.group(k) for k in self._groups}
+
+
+def _symbol_before(text: str, start: int) -> tuple[int, int] | None:
+    j = start - 1 if start and text[start - 1] in _SPACES else start
+    if text[j - 1] in _SIGNS:
+        lo = j - 1
+        while lo > j - 4 and lo and text[lo - 1].isupper():
+            lo -= 1
+        return lo, j
+    for size in _SYMBOL_SIZES:
+        lo = j - size
+        if lo >= 0 and text[lo:j] in _SYMBOLS and not (text[lo].isalnum() and lo and text[lo - 1].isalnum()):
+            return lo, j
+    return None
+
+
+def _symbol_after(text: str, end: int) -> int | None:
+    k = end + 1 if text[end : end + 1] in _SPACES else end
+    if k >= len(text):
+        return None
+    code = _CODE_AFTER_RE.match(text, k)
+    if code and code.group(0) in CURRENCY_CODES:
+        return k + 3
+    if text[k] not in _SYMBOL_FIRST:
+        return None
+    if text[k] in _SIGNS:
+        return k + 1
+    for size in _SYMBOL_SIZES:
+        if text[k : k + size] in _SYMBOLS and not text[k + size : k + size + 1].isalnum():
+            return k + size
+    return None
+
+
+def _symbol_money(text: str) -> Iterator[_Found]:
+    """Numbers with a currency symbol before ("R$ 1,3", "HK$500") or a symbol or ISO code
+    after ("1 500 ₴", "1,25 mln zł", "300,000 EUR"): anchored on the numbers, since an
+    alternation of every CLDR symbol tried at each character is slow."""
+    for m in _NUMBER_RE.finditer(text):
+        start, end = m.span()
+        # cheap tests first: a dense line holds ~10^5 numbers, few beside a symbol
+        prev = text[start - 1] if start else ""
+        if prev and prev in _SPACES:
+            prev = text[start - 2] if start > 1 else ""
+        before = _symbol_before(text, start) if prev and prev in _SYMBOL_LAST else None
+        if before is not None:
+            yield _Found(text, (before[0], end), {"ccy": before, "num": (start, end)})
+            continue
+        nxt = text[end : end + 1]
+        if nxt and nxt in _SPACES:
+            nxt = text[end + 1 : end + 2]
+        if not nxt or not (nxt in _SYMBOL_FIRST or nxt.isalpha()):  # codes start with a letter
+            continue
+        compact = compact_after(text, end) if nxt.isalpha() else None
+        stop = compact[1] if compact else end
+        hi = _symbol_after(text, stop)
+        if hi is not None and not _DIGIT_NEXT_RE.match(text, hi):  # "2025 ₩10,030": ₩ leads the next one
+            ccy_lo = hi - len(text[stop:hi].lstrip(_SPACES))
+            groups = {"num": (start, end), "ccy": (ccy_lo, hi)}
+            if compact:
+                groups["mult"] = (end, stop)
+            yield _Found(text, (start, hi), groups)
+
+
+def _money(m: re.Match[str] | _Found) -> Value | None:
     ccy, num = m.group("ccy"), m.group("num")
     if ccy.isalpha() and ccy.isupper() and len(ccy) == 3 and ccy not in CURRENCY_CODES:
         return None  # three capitals that are no currency: "ACT 2024"
     text, end = m.string, m.end()
-    if text.startswith(ccy, m.start()) and m.start("num") == m.start() + len(ccy) and re.match(r"[-‐–]\w", text[end:]):
+    if text.startswith(ccy, m.start()) and m.start("num") == m.start() + len(ccy) and _HYPHEN_ID_RE.match(text, end):
         return None  # "SSP2-4.5", "SSP5-8.5": a glued code, number and hyphen make an identifier
     mult = m.groupdict().get("mult")
     if mult:  # written between the number and a code/symbol after it: must be a compact form
@@ -213,19 +298,18 @@ def _year(m: re.Match[str]) -> Value:
 # most specific first: each pattern reserves its span, so the digits of "€1,500" or of
 # "1 Jan 2025" are not read again as a statute or a year. Dates run before statutes so
 # "Nov 2024" is not "No." + "v 2024".
-_EXTRACTORS = (
-    (MONEY_SYMBOL_RE, _money),
-    (MONEY_CODE_BEFORE_RE, _money),
-    (MONEY_CODE_AFTER_RE, _money),
-    (MONEY_SYMBOL_AFTER_RE, _money),
-    (PCT_RE, _pct),
-    (ISO_DATE_RE, _date),
-    (DMY_RE, _date),
-    (MDY_RE, _date),
-    (MY_RE, _date),
-    (STATUTE_RE, _statute),
-    (YEAR_MONTH_RE, _date),
-    (YEAR_RE, _year),
+_Finder = Callable[[str], Iterator["re.Match[str] | _Found"]]
+_EXTRACTORS: tuple[tuple[_Finder, Callable[[Any], Value | None]], ...] = (
+    (_symbol_money, _money),
+    (MONEY_CODE_BEFORE_RE.finditer, _money),
+    (PCT_RE.finditer, _pct),
+    (ISO_DATE_RE.finditer, _date),
+    (DMY_RE.finditer, _date),
+    (MDY_RE.finditer, _date),
+    (MY_RE.finditer, _date),
+    (STATUTE_RE.finditer, _statute),
+    (YEAR_MONTH_RE.finditer, _date),
+    (YEAR_RE.finditer, _year),
 )
 
 
@@ -238,10 +322,10 @@ def extract_values(text: str, salient_types: tuple[str, ...] = ("pct", "money", 
     """
     taken: list[tuple[int, int]] = []  # reserved spans, sorted and disjoint
     out: list[Value] = []
-    for regex, build in _EXTRACTORS:
+    for find, build in _EXTRACTORS:
         fresh: list[tuple[int, int]] = []
         j = 0
-        for m in regex.finditer(text):
+        for m in find(text):
             start = m.start()
             # one pointer walks the sorted spans alongside the (ordered) matches: linear, not
             # a scan of every earlier span per match (a 5 MB line holds ~10^5 figures)
@@ -263,6 +347,6 @@ def extract_values(text: str, salient_types: tuple[str, ...] = ("pct", "money", 
                 value.salient = False
             out.append(value)
         if fresh:
-            taken = list(heapq.merge(taken, fresh))
+            taken = sorted(taken + fresh)  # two sorted runs: a linear merge
     out.sort(key=lambda v: v.pos)
     return out
