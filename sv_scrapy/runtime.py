@@ -38,6 +38,7 @@ class Runtime:
             salient_types=ex.salient_value_types,
             country=country,
             section=section,
+            code_urls=ex.code_urls,
         )
 
 
