@@ -45,7 +45,7 @@ from babel.numbers import get_territory_currencies
 
 from sv_scrapy.core.atomic import write_text
 
-SCHEMA = 4  # bump when the layout of the tables changes
+SCHEMA = 5  # bump when the layout of the tables changes
 _OFFICIAL = ("official", "de_facto_official", "official_regional")
 _FIELD_RE = re.compile(r"'[^']*'|[A-Za-z]+|[^A-Za-z']+")
 
@@ -56,7 +56,7 @@ def _is_name(word: str) -> bool:
     return (
         len(word) >= 2
         and unicodedata.category(word[0])[0] == "L"
-        and all(unicodedata.category(ch)[0] in "LM" or ch in ".'’-" for ch in word)
+        and all(unicodedata.category(ch)[0] in "LM" or ch in ".'’-׳" for ch in word)
     )
 
 

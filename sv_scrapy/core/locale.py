@@ -127,6 +127,7 @@ def hints_for(lang: str | None = None, host: str | None = None) -> Hints:
         if parts[0] in data["decimal"]:
             langs.add(parts[0])
             decimal = data["decimal"][parts[0]]
+        langs.update(f"{parts[0]}_{p.title()}" for p in parts[1:] if len(p) == 4)  # sr-Latn
         regions = [p.upper() for p in parts[1:] if len(p) == 2 and p.isalpha()]
         territory = regions[0] if regions else None
     tld = (host or "").lower().rstrip(".").rpartition(".")[2]

@@ -47,11 +47,12 @@ _NUMBER_RE = re.compile(
 )
 _L = LETTER
 _CODE_RE = re.compile(r"[A-Z]{3}")
-_NUMERIC_DATE_RE = re.compile(r"(?<![\d.,])(\d{1,4})(\.\s?|/|-)(\d{1,2})\2(\d{2,4})(?![\d])")
-_MON = rf"(?P<mon>(?:{'|'.join(sets()['month_words'])})\s\d{{1,2}}|{_L}++(?:[.'’-]{_L}+)*+)\.?"
+_NUMERIC_DATE_RE = re.compile(r"(?<![\d.,])(\d{1,4})(\.\s?|/|-)(\d{1,2})\2(\d{1,4})(?![\d])")
+_MON = rf"(?P<mon>(?:{'|'.join(sets()['month_words'])})\s\d{{1,2}}|{_L}++(?:[.'’-]{_L}+)*+[.׳]?)"
 _DAY = r"(?P<d>\d{1,2})(?:st|nd|rd|th|er|º|ª|\.)?"
 _DMY_RE = re.compile(
-    rf"(?<![\d.])\b{_DAY}\s?(?:de\s|del\s)?{_MON},?\s(?:(?:de|del)\s)?(?:{_L}+(?:\.\s?{_L}+)*\.\s)?(?P<y>\d{{4}})(?!\d)"
+    rf"(?<![\d.])\b{_DAY}[\s-]?(?:{_L}{{1,3}}[’']?\s)?{_MON},?\s(?:(?:de|del)\s)?(?:{_L}+(?:\.\s?{_L}+)*\.\s)?"
+    rf"(?P<y>\d{{4}})(?!\d)"
 )
 _MY_RE = re.compile(rf"(?<!{_L}){_MON}\s(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s|(?:de|del)\s)?(?P<y>\d{{4}})(?!\d)")
 _YMD_RE = re.compile(rf"(?<![\d.])(?P<y>\d{{4}})(?:{_L}{{1,3}})?\.?\s(?:{_L}{{1,5}}\.?\s)?{_MON}\s(?P<d>\d{{1,2}})(?!\d)")
@@ -160,7 +161,8 @@ class PageIndex:
         for m in _NUMERIC_DATE_RE.finditer(text):
             a, sep, b, c = m.group(1), m.group(2).strip(), int(m.group(3)), m.group(4)
             if len(a) == 4:  # year first: Y-M-D everywhere
-                self._add_date(int(a), b, int(c), m.start(), m.end())
+                if len(c) <= 2:
+                    self._add_date(int(a), b, int(c), m.start(), m.end())
                 continue
             if len(c) != 4 or len(a) > 2:
                 continue

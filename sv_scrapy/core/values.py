@@ -179,7 +179,7 @@ def _symbol_after(text: str, end: int) -> int | None:
     if text[k] in _SIGNS:
         return k + 1
     for size in _SYMBOL_SIZES:
-        if text[k : k + size] in _SYMBOLS and not text[k + size : k + size + 1].isalnum():
+        if k + size <= len(text) and text[k : k + size] in _SYMBOLS and not text[k + size : k + size + 1].isalnum():
             return k + size
     return None
 
