@@ -22,10 +22,11 @@ from sv_scrapy.core.errors import ArgumentError, CorpusError
 from sv_scrapy.core.hosts import SECONDARY, HostRules
 from sv_scrapy.core.links import Link, attribute, find_code_urls, find_links, label_span, mask_urls, pointer_flags
 from sv_scrapy.core.stamps import Stamp, mask_stamp_dates, parse_file_stamp, parse_line_stamp
-from sv_scrapy.core.values import Value, extract_values
+from sv_scrapy.core.values import Value, extract_values, has_salient
 
 HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.*?)\s*#*\s*$")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
+_BESIDE = 160  # "next to a figure": within this many characters of a code URL
 EXCLUDED_DIRS = frozenset({"_local", "_ci", ".git", "node_modules"})
 
 
@@ -86,7 +87,7 @@ class Extraction:
     files_read: int = 0
     unreadable: list[str] = field(default_factory=list)  # "path: reason"
     scopes_seen: set[str] = field(default_factory=set)  # before the --country filter
-    code_urls_next_to_figure: int = 0  # backticked/bare URLs on a line with a salient figure
+    code_urls_next_to_figure: int = 0  # primary backticked/bare URLs with a salient figure beside them
     secondary_cited: list[SecondaryCitation] = field(default_factory=list)
 
 
@@ -243,11 +244,22 @@ def extract_file(text: str, scope: str, rel: str, hosts: HostRules, opts: Extrac
             continue
         if opts.section and opts.section.lower() not in state.section.lower():
             continue
+        if not links:  # only code URLs, not cited: count the primary ones a figure sits beside
+            primary = [u for u in code_links if hosts.tier(urlsplit(u.url).hostname or "") != SECONDARY]
+            if primary:
+                masked = mask_stamp_dates(mask_urls(line))
+                out.code_urls_next_to_figure += sum(
+                    has_salient(masked[max(0, u.start - _BESIDE) : u.end + _BESIDE], opts.salient_types)
+                    for u in primary
+                )
+            continue
         values = _line_values(line, links, opts)
+        if any(v.salient for v in values):
+            out.code_urls_next_to_figure += sum(
+                hosts.tier(urlsplit(u.url).hostname or "") != SECONDARY for u in code_links
+            )
         n_salient = sum(v.salient for v in values)
-        if n_salient:
-            out.code_urls_next_to_figure += len(code_links)
-        if not links or n_salient < max(1, opts.min_salient_values):
+        if n_salient < max(1, opts.min_salient_values):
             continue
         stamp = parse_line_stamp(line) or state.default_stamp()
         owned = attribute(values, links)

@@ -185,6 +185,7 @@ def sets() -> dict[str, Any]:
         "codes": frozenset(data["currency_codes"]),
         "symbols": frozenset(symbols),
         "symbol_max": max(map(len, symbols)),
+        "symbol_sizes": tuple(sorted({len(s) for s in symbols})),
         "percent_after": frozenset(data["percent_after"]),
         "percent_before": frozenset(data["percent_before"]),
         "month_words": tuple(data["month_words"]),

@@ -42,22 +42,31 @@ from sv_scrapy.core.locale import (
 from sv_scrapy.core.values import canonical_number
 
 _G = re.escape(GROUP_MARKS)
+# Every pattern starts with a literal digit class and checks what precedes it *after* that
+# first digit: a pattern opening with a lookbehind loses the regex engine's fast skip to the
+# next digit (5x slower on a page). The text is normalised, so digits are ASCII.
+_D1 = r"[0-9](?<![0-9.,][0-9])"  # a digit that no digit, dot or comma precedes
 _NUMBER_RE = re.compile(
-    rf"(?<![\d])(?:\d{{1,2}}(?:,\d\d)+,\d{{3}}(?:\.\d+)?|\d{{1,3}}(?:[{_G}.,]\d{{3}})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)(?![\d])"
+    rf"[0-9](?<![0-9][0-9])(?:\d?(?:,\d\d)+,\d{{3}}(?:\.\d+)?|\d{{0,2}}(?:[{_G}.,]\d{{3}})+(?:[.,]\d+)?|\d*(?:[.,]\d+)?)"
+    r"(?![\d])"
 )
 _L = LETTER
 _CODE_RE = re.compile(r"[A-Z]{3}")
-_NUMERIC_DATE_RE = re.compile(r"(?<![\d.,])(\d{1,4})(\.\s?|/|-)(\d{1,2})\2(\d{1,4})(?![\d])")
+_NUMERIC_DATE_RE = re.compile(rf"({_D1}\d{{0,3}})(\.\s?|/|-)(\d{{1,2}})\2(\d{{1,4}})(?![\d])")
 _MON = rf"(?P<mon>(?:{'|'.join(sets()['month_words'])})\s\d{{1,2}}|{_L}++(?:[.'’-]{_L}+)*+[.׳]?)"
-_DAY = r"(?P<d>\d{1,2})(?:st|nd|rd|th|er|º|ª|\.)?"
+_DAY = r"(?P<d>[0-9](?<![\w.][0-9])\d?)(?:st|nd|rd|th|er|º|ª|\.)?"
 _DMY_RE = re.compile(
-    rf"(?<![\d.])\b{_DAY}[\s-]?(?:{_L}{{1,3}}[’']?\s)?{_MON},?\s(?:(?:de|del)\s)?(?:{_L}+(?:\.\s?{_L}+)*\.\s)?"
+    rf"{_DAY}[\s-]?(?:{_L}{{1,3}}[’']?\s)?{_MON},?\s(?:(?:de|del)\s)?(?:{_L}+(?:\.\s?{_L}+)*\.\s)?"
     rf"(?P<y>\d{{4}})(?!\d)"
 )
-_MY_RE = re.compile(rf"(?<!{_L}){_MON}\s(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s|(?:de|del)\s)?(?P<y>\d{{4}})(?!\d)")
-_YMD_RE = re.compile(rf"(?<![\d.])(?P<y>\d{{4}})(?:{_L}{{1,3}})?\.?\s(?:{_L}{{1,5}}\.?\s)?{_MON}\s(?P<d>\d{{1,2}})(?!\d)")
-_YDM_RE = re.compile(rf"(?<![\d.])(?P<y>\d{{4}})\.?\s(?:{_L}{{1,5}}\.?\s)?(?P<d>\d{{1,2}})\.?\s{_MON}")
-_CJK_RE = re.compile(r"(?P<y>\d{4})\s?[年년]\s?(?P<m>\d{1,2})\s?[月월](?:\s?(?P<d>\d{1,2})\s?[日일])?")
+# month-first forms ("April 1, 2025", "avril 2025") are found from their year backwards:
+# a forward pattern tries every word of the page
+_YEAR_RE = re.compile(r"[0-9](?<![0-9.,][0-9])\d{3}(?!\d)")
+_MY_BACK_RE = re.compile(rf"(?<!{_L}){_MON}\s(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s|(?:de|del)\s)?\Z")
+_YEAR = r"(?P<y>[0-9](?<![0-9.][0-9])\d{3})"
+_YMD_RE = re.compile(rf"{_YEAR}(?:{_L}{{1,3}})?\.?\s(?:{_L}{{1,5}}\.?\s)?{_MON}\s(?P<d>\d{{1,2}})(?!\d)")
+_YDM_RE = re.compile(rf"{_YEAR}\.?\s(?:{_L}{{1,5}}\.?\s)?(?P<d>\d{{1,2}})\.?\s{_MON}")
+_CJK_RE = re.compile(r"(?P<y>[0-9]\d{3})\s?[年년]\s?(?P<m>\d{1,2})\s?[月월](?:\s?(?P<d>\d{1,2})\s?[日일])?")
 
 
 @dataclass(frozen=True)
@@ -86,19 +95,27 @@ def _valid(year: int, month: int, day: int | None) -> bool:
     return 1800 <= year <= 2200 and 1 <= month <= 12 and (day is None or 1 <= day <= 31)
 
 
+_WORDS_RE = re.compile(rf"({_L}+)(?:[ \u00a0]({_L}+))?")
+_LAST_WORD_RE = re.compile(rf"({_L}+)[ \u00a0]?$")
+
+
 def _has_unit(text: str, start: int, end: int) -> bool:
     table = sets()
     after = text[end : end + 24].lstrip(GROUP_MARKS)
     before = text[max(0, start - 24) : start].rstrip(GROUP_MARKS)
     if after[:1] == "%" or before[-1:] == "%":
         return True
-    lowered = after.casefold()
-    if any(lowered.startswith(w) and not lowered[len(w) : len(w) + 1].isalpha() for w in table["percent_after"]):
+    words = _WORDS_RE.match(after)  # "Prozent", "per cent", "pour cent"
+    if words:
+        first = words.group(1).casefold()
+        if first in table["percent_after"] or (
+            words.group(2) and f"{first} {words.group(2).casefold()}" in table["percent_after"]
+        ):
+            return True
+    last = _LAST_WORD_RE.search(before)  # "yüzde 5"
+    if last and last.group(1).casefold() in table["percent_before"]:
         return True
-    low_before = before.casefold()
-    if any(low_before.endswith(w) for w in table["percent_before"]):
-        return True
-    for size in range(1, table["symbol_max"] + 1):
+    for size in table["symbol_sizes"]:
         if after[:size] in table["symbols"] or before[-size:] in table["symbols"]:
             return True
     code_after = _CODE_RE.match(after)
@@ -172,11 +189,17 @@ class PageIndex:
                 self._add_date(year, first, b, m.start(), m.end())
             else:  # dots are day-first wherever they are used; so is most of the world
                 self._add_date(year, b, first, m.start(), m.end())
-        for rx in (_DMY_RE, _YMD_RE, _YDM_RE, _MY_RE):
+        for rx in (_DMY_RE, _YMD_RE, _YDM_RE):
             for m in rx.finditer(text):
                 day = m.group("d")
                 self._add_date(int(m.group("y")), self._month(m.group("mon")), int(day) if day else None,
                                m.start(), m.end())
+        for y in _YEAR_RE.finditer(text):
+            back = _MY_BACK_RE.search(text, max(0, y.start() - 40), y.start())
+            if back:
+                day = back.group("d")
+                self._add_date(int(y.group(0)), self._month(back.group("mon")), int(day) if day else None,
+                               back.start(), y.end())
         for m in _CJK_RE.finditer(text):
             day = m.group("d")
             self._add_date(int(m.group("y")), int(m.group("m")), int(day) if day else None, m.start(), m.end())

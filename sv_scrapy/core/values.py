@@ -37,23 +37,27 @@ _SYMBOL_FIRST = frozenset(s[0] for s in _SYMBOLS)
 _SIGNS = "€£$¥₹₩₱₪฿₽₴₺₸₾₼₫₦₭₮₲৳៛"  # a sign with up to three capitals before it: "HK$", "CI$"
 
 PCT_RE = re.compile(
-    r"(?<![\w.,])(?P<num>\d{1,3}(?:[.,]\d+)?)\s?(?:%|pp\b|p\.p\.|percentage points?\b|per ?cent\b|pour cent\b)",
+    r"(?P<num>[0-9](?<![\w.,][0-9])\d{0,2}(?:[.,]\d+)?)\s?(?:%|pp\b|p\.p\.|percentage points?\b|per ?cent\b|pour cent\b)",
     re.IGNORECASE,
 )
-_NUMBER_RE = re.compile(rf"(?<![\w.,])(?:{_NUM})")
+_NUMBER_RE = re.compile(
+    rf"[0-9](?<![\w.,][0-9])(?:\d?(?:,\d\d)+,\d{{3}}(?:\.\d+)?(?!\d)|\d{{0,2}}(?:[,.{_G}]\d{{3}})+(?:[.,]\d+)?(?!\d)"
+    rf"|\d*(?:[.,]\d+)?)"
+)  # _NUM, with its first digit first: a leading lookbehind costs the engine its skip to digits
 _SPACES = " \u00a0"
 _DIGIT_NEXT_RE = re.compile(r"[ \u00a0]?\d")
 _CODE_AFTER_RE = re.compile(r"[A-Z]{3}(?![\w-])")  # "COP-26" is a conference, not pesos
 _HYPHEN_ID_RE = re.compile(r"[-‐–]\w")
-MONEY_CODE_BEFORE_RE = re.compile(rf"\b(?P<ccy>[A-Z]{{3}})\s?(?P<num>{_NUM})")
-ISO_DATE_RE = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
+MONEY_CODE_BEFORE_RE = re.compile(rf"(?P<ccy>[A-Z](?<!\w[A-Z])[A-Z]{{2}})\s?(?P<num>{_NUM})")
+ISO_DATE_RE = re.compile(r"(?P<y>[0-9](?<!\w[0-9])\d{3})-(?P<m>\d{2})-(?P<d>\d{2})\b")
 # "(effective 2023-12)": a month; "2024-25" or "2011-12" is a fiscal year (checked in _date)
-YEAR_MONTH_RE = re.compile(r"(?<![\w-])(?P<y>(?:19|20)\d{2})-(?P<m>0[1-9]|1[0-2])(?![\w-])")
+YEAR_MONTH_RE = re.compile(r"(?P<y>[12](?<![\w-][12])\d(?<=19|20)\d{2})-(?P<m>0[1-9]|1[0-2])(?![\w-])")
 # month names: any word, checked against CLDR's month table afterwards — a regex
 # alternation of thousands of month names tried at every word boundary is far slower
 _MON_WORD = r"(?P<mon>[^\W\d_]{3,12})\.?"
 DMY_RE = re.compile(
-    rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s(?:de\s)?{_MON_WORD},?\s(?:de\s)?(?P<y>\d{{4}})\b", re.IGNORECASE
+    rf"(?P<d>[0-9](?<!\w[0-9])\d?)(?:st|nd|rd|th|er|\.)?\s(?:de\s)?{_MON_WORD},?\s(?:de\s)?(?P<y>\d{{4}})\b",
+    re.IGNORECASE,
 )
 MDY_RE = re.compile(rf"\b{_MON_WORD}\s(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s(?P<y>\d{{4}})\b", re.IGNORECASE)
 MY_RE = re.compile(rf"\b{_MON_WORD}\s(?:de\s)?(?P<y>\d{{4}})\b", re.IGNORECASE)
@@ -63,7 +67,7 @@ STATUTE_RE = re.compile(
     r"\s?(?P<id>(?:(?-i:[A-Z]{1,4})[-\s/])?\d[\w./-]*)",
     re.IGNORECASE,
 )
-YEAR_RE = re.compile(r"(?<![\d.,])(?:19|20)\d{2}(?![\d.,]\d)")
+YEAR_RE = re.compile(r"[12](?<![\d.,][12])\d(?<=19|20)\d{2}(?![\d.,]\d)")
 
 # a statute number "reads as a year" up to next year: "Act 1882" is named after its year,
 # "Law 2090" or "Decree 2045" cannot be
@@ -313,7 +317,15 @@ _EXTRACTORS: tuple[tuple[_Finder, Callable[[Any], Value | None]], ...] = (
 )
 
 
-def extract_values(text: str, salient_types: tuple[str, ...] = ("pct", "money", "statute", "date")) -> list[Value]:
+def has_salient(text: str, salient_types: tuple[str, ...] = ("pct", "money", "statute", "date")) -> bool:
+    """Whether ``text`` holds a salient figure: ``extract_values`` stopped at the first one
+    (exact — spans only ever reserve, so a value accepted early stays accepted)."""
+    return bool(extract_values(text, salient_types, _first_salient=True))
+
+
+def extract_values(
+    text: str, salient_types: tuple[str, ...] = ("pct", "money", "statute", "date"), _first_salient: bool = False
+) -> list[Value]:
     """Every figure token of ``text`` in reading order; types outside ``salient_types`` are
     kept but marked not salient.
 
@@ -346,7 +358,11 @@ def extract_values(text: str, salient_types: tuple[str, ...] = ("pct", "money", 
             if value.type not in salient_types:
                 value.salient = False
             out.append(value)
+            if _first_salient and value.salient:
+                return [value]
         if fresh:
             taken = sorted(taken + fresh)  # two sorted runs: a linear merge
+    if _first_salient:
+        return []
     out.sort(key=lambda v: v.pos)
     return out
