@@ -34,6 +34,7 @@ import os
 import re
 import unicodedata
 from collections import defaultdict
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -250,22 +251,26 @@ def build() -> dict[str, Any]:
     }
 
 
-def _cache_path() -> Path:
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return root / "sv_scrapy" / f"cldr-babel{babel.__version__}-v{SCHEMA}.json"
+def _cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sv_scrapy"
+
+
+def cached(name: str, build: Callable[[], Any]) -> Any:
+    """``build()``'s JSON result, kept in the cache folder under ``name`` (which must carry
+    the versions it depends on); an unreadable or unwritable cache only costs the build."""
+    path = _cache_dir() / f"{name}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    data = build()
+    with contextlib.suppress(OSError):  # a read-only home: rebuilt per process, still correct
+        write_text(path, json.dumps(data, ensure_ascii=False))
+    return data
 
 
 @lru_cache(maxsize=1)
 def tables() -> dict[str, Any]:
-    """The tables: from the on-disk cache when it is there and readable, else built (and cached)."""
-    path = _cache_path()
-    try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("schema") == SCHEMA:
-            return data
-    except (OSError, ValueError):
-        pass
-    data = build() | {"schema": SCHEMA}
-    with contextlib.suppress(OSError):  # a read-only home: rebuilt per process, still correct
-        write_text(path, json.dumps(data, ensure_ascii=False))
+    """The tables: from the on-disk cache when it is there, else built (and cached)."""
+    data: dict[str, Any] = cached(f"cldr-babel{babel.__version__}-v{SCHEMA}", build)
     return data
