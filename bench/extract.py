@@ -67,6 +67,33 @@ def replicate(corpus: Path, copies: int, into: Path) -> None:
                     shutil.copy2(child, dst.with_name(f"{child.stem}{i:02d}{child.suffix}"))
 
 
+EXTRACT_SNIPPET = """
+import sys, time
+from pathlib import Path
+from sv_scrapy.config import load_config
+from sv_scrapy.core.claims import extract_corpus
+from sv_scrapy.runtime import Runtime
+corpus, big = Path(sys.argv[1]), Path(sys.argv[2])
+cfg = load_config(corpus / "config")
+opts = Runtime(config=cfg, corpus_root=big, output_dir=big / "out").extract_options()
+best = float("inf")
+for _ in range(3):
+    t0 = time.process_time()
+    claims = len(extract_corpus(big, cfg.hosts, opts).claims)
+    best = min(best, time.process_time() - t0)
+print(claims, best)
+"""
+
+
+def extract_cpu(package_root: Path, corpus: Path, big: Path) -> tuple[int, float]:
+    """(claims, best CPU seconds) of one checkout's extraction over the replicated corpus."""
+    env = dict(os.environ, PYTHONPATH=str(package_root))
+    proc = subprocess.run([sys.executable, "-c", EXTRACT_SNIPPET, str(corpus), str(big)], env=env,
+                          capture_output=True, text=True, cwd=package_root, check=True)
+    claims, seconds = proc.stdout.split()
+    return int(claims), float(seconds)
+
+
 def matcher_pages(corpus: Path) -> list[str]:
     """Figure-dense page texts: the slice's playbooks cut into 8 KB pages, plus the sample site."""
     pages = []
@@ -145,9 +172,19 @@ def main() -> int:
             result = extract_corpus(big, cfg.hosts, rt.extract_options())
             best = min(best, time.perf_counter() - t0)
             claims = len(result.claims)
+        # the same work in CPU seconds, now and at the baseline commit: wall time on a shared
+        # machine moves with the neighbours' load, the ratio does not
+        now_claims, now_cpu = extract_cpu(PROJECT_DIR, args.corpus, big)
+        with tempfile.TemporaryDirectory() as base:
+            before = extract_cpu(Path(base), args.corpus, big) if baseline_tree(args.baseline_ref, Path(base)) else None
     print(f"corpus x{args.copies}: {files} files, {size_mb:.1f} MB, {claims} claims")
     print(f"extract (in-process, best of {args.repeat}): {best:.3f} s  ->  {claims / best:,.0f} claims/s, "
           f"{size_mb / best:.1f} MB/s")
+    line = f"extract CPU: {now_cpu:.3f} s  ->  {now_claims / now_cpu:,.0f} claims/s"
+    if before is not None:
+        line += (f"; baseline {args.baseline_ref}: {before[1]:.3f} s  ->  {before[0] / before[1]:,.0f} claims/s"
+                 f"  ({before[0]} claims)  ->  ratio {now_cpu / before[1]:.2f}")
+    print(line)
 
     env = dict(os.environ, SV_CORPUS_ROOT=str(args.corpus), SV_CONFIG_DIR=str(args.corpus / "config"))
     scrapy = str(Path(sys.executable).with_name("scrapy"))
