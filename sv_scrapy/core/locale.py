@@ -10,7 +10,9 @@
   A word CLDR gives two meanings (Croatian "listopad" is October, Polish November; "bn" is
   10^9 in English, 10^12 in Swedish) takes the hinted languages' meaning; without a hint the
   English one, else the only one, else the one most languages agree on (at least twice the
-  others) — and otherwise none: an unreadable date is never read as another month.
+  others) — and otherwise none: an unreadable date is never read as another month. A word
+  of three ASCII letters or fewer needs English, a hint or three languages ("de" is
+  December only in Jola-Fonyi: "Ley 5 de 2024" is no date).
 """
 
 from __future__ import annotations
@@ -141,7 +143,7 @@ def hints_for(lang: str | None = None, host: str | None = None) -> Hints:
     return Hints(frozenset(langs), territory in data["mdy_territories"], decimal)
 
 
-def _resolve(entry: dict[str, list[str]] | None, hints: Hints, word: str) -> int | None:
+def _resolve(entry: dict[str, list[str]] | None, hints: Hints, word: str, short: int = 1) -> int | None:
     if not entry:
         return None
     if hints.langs:
@@ -151,8 +153,8 @@ def _resolve(entry: dict[str, list[str]] | None, hints: Hints, word: str) -> int
     english = [int(n) for n, langs in entry.items() if "en" in langs]
     if english:
         return english[0]
-    if len(word) == 1 and word.isascii():
-        return None  # one letter of one minor language ("a", "g"): too easy to meet by chance
+    if len(word) <= short and word.isascii() and sum(map(len, entry.values())) < 3:
+        return None  # "de", "any", "a", "g": a short word of one or two languages meets prose by chance
     if len(entry) == 1:
         return int(next(iter(entry)))
     ranked = sorted(((len(langs), int(n)) for n, langs in entry.items()), reverse=True)
@@ -167,7 +169,7 @@ def month_number(name: str, hints: Hints = NO_HINTS) -> int | None:
     """``month_number("Avr.")`` -> 4; ``None`` for a word that is no month (or is one only
     ambiguously and the hints cannot settle it)."""
     key = fold(name)
-    return _resolve(tables()["months"].get(key), hints, key)
+    return _resolve(tables()["months"].get(key), hints, key, short=3)
 
 
 def compact_power(word: str, hints: Hints = NO_HINTS) -> int | None:

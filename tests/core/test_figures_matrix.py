@@ -177,6 +177,7 @@ def test_the_page_decides_the_locale(claim: str, page: str, lang: str | None, ho
         ("from 1 April 2025", "01/04/2025", None, "www.irs.gov"),
         ("from 2 January 2026", "01.02.2026", None, "www.irs.gov"),  # dots are day-first everywhere
         ("rate 1.5 %", "1.500 €", "de", None),  # 1500 in German, not 1.5
+        ("since December 2024", "la Ley 5 de 2024", None, None),  # "de" is December only in Jola-Fonyi
     ],
 )
 def test_ambiguous_forms_never_match_another_figure(claim: str, page: str, lang: str | None, host: str | None) -> None:

@@ -42,8 +42,9 @@ def salient(text: str) -> list[tuple[str, str]]:
         ("(effective 2023-12)", [("date", "2023-12")]),
         ("budget 2024-25", []),
         ("FY 2011-12 accounts", []),
-        # month names of every CLDR locale
+        # month names of every CLDR locale, but no short word of one minor language
         ("del 29 desembre 2000", [("date", "2000-12-29")]),
+        ("Ley 5 de 2024 and sold out 2024", [("statute", "5")]),
     ],
 )
 def test_value_rules(text: str, expected: list[tuple[str, str]]) -> None:
