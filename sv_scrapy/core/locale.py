@@ -9,10 +9,10 @@
 * ``Hints`` are the page's language (``lang``/``Content-Language``) and the host's ccTLD.
   A word CLDR gives two meanings (Croatian "listopad" is October, Polish November; "bn" is
   10^9 in English, 10^12 in Swedish) takes the hinted languages' meaning; without a hint the
-  English one, else the only one, else the one most languages agree on (at least twice the
-  others) — and otherwise none: an unreadable date is never read as another month. A word
-  of three ASCII letters or fewer needs English, a hint or three languages ("de" is
-  December only in Jola-Fonyi: "Ley 5 de 2024" is no date).
+  English one, else the only one, else the one most languages agree on (at least three times
+  the others) — and otherwise none: an unreadable date is never read as another month. A word
+  of three ASCII letters or fewer, written without an abbreviation's dot, needs English, a
+  hint or three languages ("de" is December only in Jola-Fonyi: "Ley 5 de 2024" is no date).
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def _resolve(entry: dict[str, list[str]] | None, hints: Hints, word: str, short:
     if len(entry) == 1:
         return int(next(iter(entry)))
     ranked = sorted(((len(langs), int(n)) for n, langs in entry.items()), reverse=True)
-    return ranked[0][1] if ranked[0][0] >= 2 * ranked[1][0] else None
+    return ranked[0][1] if ranked[0][0] >= 3 * ranked[1][0] else None
 
 
 def fold(word: str) -> str:
@@ -169,7 +169,8 @@ def month_number(name: str, hints: Hints = NO_HINTS) -> int | None:
     """``month_number("Avr.")`` -> 4; ``None`` for a word that is no month (or is one only
     ambiguously and the hints cannot settle it)."""
     key = fold(name)
-    return _resolve(tables()["months"].get(key), hints, key, short=3)
+    # an abbreviation written with its dot ("avr.") is a month; a bare short word may be prose
+    return _resolve(tables()["months"].get(key), hints, key, short=1 if name.endswith(".") else 3)
 
 
 def compact_power(word: str, hints: Hints = NO_HINTS) -> int | None:

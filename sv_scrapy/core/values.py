@@ -258,7 +258,10 @@ def _date(m: re.Match[str]) -> Value | None:
     year = int(groups["y"])
     if groups.get("m") and not groups.get("d") and int(groups["m"]) == (year + 1) % 100:
         return None  # "2011-12": the fiscal year, not December 2011
-    month = int(groups["m"]) if groups.get("m") else month_number(groups.get("mon") or "")
+    name = groups.get("mon") or ""
+    if name and m.string[m.end("mon") : m.end("mon") + 1] == ".":
+        name += "."  # "avr." is an abbreviation, a bare "out" may be prose
+    month = int(groups["m"]) if groups.get("m") else month_number(name)
     day = int(groups["d"]) if groups.get("d") else None
     if month is None or not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
         return None

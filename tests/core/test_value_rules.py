@@ -45,6 +45,7 @@ def salient(text: str) -> list[tuple[str, str]]:
         # month names of every CLDR locale, but no short word of one minor language
         ("del 29 desembre 2000", [("date", "2000-12-29")]),
         ("Ley 5 de 2024 and sold out 2024", [("statute", "5")]),
+        ("depuis le 1 avr. 2025", [("date", "2025-04-01")]),
     ],
 )
 def test_value_rules(text: str, expected: list[tuple[str, str]]) -> None:
