@@ -1,5 +1,7 @@
-"""Extraction speed: claims per second over the corpus slice copied 20x, and the wall time
-of one `scrapy extract` on the slice itself.
+"""Extraction speed: claims per second over the corpus slice copied 20x, the wall time of one
+`scrapy extract` on the slice itself, one line dense with figures at 1 MB and 5 MB (extraction
+must grow linearly), and the matcher's per-page cost (PageIndex + priors) against the code of a
+baseline commit (``--baseline-ref``, exported with ``git archive`` into a temporary folder).
 
     python bench/extract.py [--copies 20] [--corpus ../shared/corpus/property-deep-dive]
 
@@ -9,6 +11,7 @@ Prints numbers; asserts nothing (performance lives here, not in timed tests).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -25,6 +28,26 @@ from sv_scrapy.core.claims import extract_corpus  # noqa: E402
 from sv_scrapy.runtime import Runtime  # noqa: E402
 
 DEFAULT_CORPUS = PROJECT_DIR.parent / "shared" / "corpus" / "property-deep-dive"
+# the matcher before issue #12 (CLDR figures); its per-page cost is the yardstick
+BASELINE_REF = "76d1325"
+# run in a subprocess against one checkout of the package: pages and claims on stdin,
+# seconds per page on stdout (best of 3)
+MATCHER_SNIPPET = """
+import json, sys, time
+from sv_scrapy.core.prefilter import PrefilterSettings, prior_for_text
+from sv_scrapy.core.pagescan import PageIndex
+pages, claims = json.load(sys.stdin)
+settings = PrefilterSettings()
+best = float("inf")
+for _ in range(3):
+    t0 = time.perf_counter()
+    for i, text in enumerate(pages):
+        index = PageIndex(text)
+        for values in claims[i % len(claims):][:3]:
+            prior_for_text(values, text, ["x.gov"], settings, index)
+    best = min(best, time.perf_counter() - t0)
+print(best / len(pages))
+"""
 
 
 def replicate(corpus: Path, copies: int, into: Path) -> None:
@@ -44,11 +67,93 @@ def replicate(corpus: Path, copies: int, into: Path) -> None:
                     shutil.copy2(child, dst.with_name(f"{child.stem}{i:02d}{child.suffix}"))
 
 
+EXTRACT_SNIPPET = """
+import sys, time
+from pathlib import Path
+from sv_scrapy.config import load_config
+from sv_scrapy.core.claims import extract_corpus
+from sv_scrapy.runtime import Runtime
+corpus, big = Path(sys.argv[1]), Path(sys.argv[2])
+cfg = load_config(corpus / "config")
+opts = Runtime(config=cfg, corpus_root=big, output_dir=big / "out").extract_options()
+best = float("inf")
+for _ in range(3):
+    t0 = time.process_time()
+    claims = len(extract_corpus(big, cfg.hosts, opts).claims)
+    best = min(best, time.process_time() - t0)
+print(claims, best)
+"""
+
+
+def extract_cpu(package_root: Path, corpus: Path, big: Path) -> tuple[int, float]:
+    """(claims, best CPU seconds) of one checkout's extraction over the replicated corpus."""
+    env = dict(os.environ, PYTHONPATH=str(package_root))
+    proc = subprocess.run([sys.executable, "-c", EXTRACT_SNIPPET, str(corpus), str(big)], env=env,
+                          capture_output=True, text=True, cwd=package_root, check=True)
+    claims, seconds = proc.stdout.split()
+    return int(claims), float(seconds)
+
+
+def matcher_pages(corpus: Path) -> list[str]:
+    """Figure-dense page texts: the slice's playbooks cut into 8 KB pages, plus the sample site."""
+    pages = []
+    for path in sorted(corpus.rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        pages.extend(text[i : i + 8000] for i in range(0, len(text), 8000))
+    for path in sorted((PROJECT_DIR / "examples" / "site").rglob("*.html")):
+        pages.append(path.read_text(encoding="utf-8", errors="replace"))
+    return pages
+
+
+def matcher_cost(package_root: Path, pages: list[str], claims: list[list[dict[str, object]]]) -> float:
+    env = dict(os.environ, PYTHONPATH=str(package_root))
+    proc = subprocess.run([sys.executable, "-c", MATCHER_SNIPPET], input=json.dumps([pages, claims]),
+                          env=env, capture_output=True, text=True, cwd=package_root, check=True)
+    return float(proc.stdout.strip())
+
+
+def baseline_tree(ref: str, into: Path) -> bool:
+    archive = subprocess.run(["git", "archive", ref, "sv_scrapy"], cwd=PROJECT_DIR, capture_output=True)
+    if archive.returncode:
+        return False
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return True
+
+
+def bench_matcher(corpus: Path, claims: list[list[dict[str, object]]], ref: str) -> None:
+    pages = matcher_pages(corpus)
+    now = matcher_cost(PROJECT_DIR, pages, claims)
+    with tempfile.TemporaryDirectory() as tmp:
+        before = matcher_cost(Path(tmp), pages, claims) if baseline_tree(ref, Path(tmp)) else None
+    line = f"matcher: {len(pages)} pages, {now * 1e3:.2f} ms a page (PageIndex + 3 claims' priors)"
+    if before is not None:
+        line += f"; baseline {ref}: {before * 1e3:.2f} ms a page  ->  ratio {now / before:.2f} (goal <= 2)"
+    print(line)
+
+
+DENSE_UNIT = "rate 5.81 % and €1,500 since 1 April 2025 (Law 7464) in 2024; "
+
+
+def bench_dense_line() -> None:
+    """One line dense with figures, 1 MB then 5 MB: claim extraction must grow linearly."""
+    from sv_scrapy.core.values import extract_values
+
+    times = {}
+    for mb in (1, 5):
+        line = DENSE_UNIT * (mb * 1_000_000 // len(DENSE_UNIT))
+        t0, c0 = time.perf_counter(), time.process_time()
+        count = len(extract_values(line))
+        wall, times[mb] = time.perf_counter() - t0, time.process_time() - c0
+        print(f"dense line {mb} MB: {count:,} values in {times[mb]:.2f} s CPU ({wall:.2f} s wall)")
+    print(f"dense line 5 MB / 1 MB: {times[5] / times[1]:.1f}x CPU (goal <= 6x, 5 MB under 10 s)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--copies", type=int, default=20)
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--baseline-ref", default=BASELINE_REF, help="git ref whose matcher is the yardstick")
     args = ap.parse_args()
     if not (args.corpus / "config").is_dir():
         print(f"skip: corpus slice not found at {args.corpus}", file=sys.stderr)
@@ -67,15 +172,29 @@ def main() -> int:
             result = extract_corpus(big, cfg.hosts, rt.extract_options())
             best = min(best, time.perf_counter() - t0)
             claims = len(result.claims)
+        # the same work in CPU seconds, now and at the baseline commit: wall time on a shared
+        # machine moves with the neighbours' load, the ratio does not
+        now_claims, now_cpu = extract_cpu(PROJECT_DIR, args.corpus, big)
+        with tempfile.TemporaryDirectory() as base:
+            before = extract_cpu(Path(base), args.corpus, big) if baseline_tree(args.baseline_ref, Path(base)) else None
     print(f"corpus x{args.copies}: {files} files, {size_mb:.1f} MB, {claims} claims")
     print(f"extract (in-process, best of {args.repeat}): {best:.3f} s  ->  {claims / best:,.0f} claims/s, "
           f"{size_mb / best:.1f} MB/s")
+    line = f"extract CPU: {now_cpu:.3f} s  ->  {now_claims / now_cpu:,.0f} claims/s"
+    if before is not None:
+        line += (f"; baseline {args.baseline_ref}: {before[1]:.3f} s  ->  {before[0] / before[1]:,.0f} claims/s"
+                 f"  ({before[0]} claims)  ->  ratio {now_cpu / before[1]:.2f}")
+    print(line)
 
     env = dict(os.environ, SV_CORPUS_ROOT=str(args.corpus), SV_CONFIG_DIR=str(args.corpus / "config"))
     scrapy = str(Path(sys.executable).with_name("scrapy"))
     t0 = time.perf_counter()
     proc = subprocess.run([scrapy, "extract"], cwd=PROJECT_DIR, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
+    bench_dense_line()
+    slice_claims = extract_corpus(args.corpus, cfg.hosts, Runtime(
+        config=cfg, corpus_root=args.corpus, output_dir=args.corpus / "out").extract_options()).claims
+    bench_matcher(args.corpus, [c.values for c in slice_claims], args.baseline_ref)
     print(f"`scrapy extract` on the slice (one subprocess, incl. interpreter + Scrapy start-up): {wall:.2f} s, "
           f"exit {proc.returncode}")
     return 0

@@ -55,7 +55,8 @@ SOURCE_VERIFY_SPEC = Obj(
                 "skip_headings": _STRS,
             },
             # sv_scrapy's own: replace the built-in government-namespace rule (core/hosts.py)
-            optional={"gov_namespaces": _STRS, "gov_hosts": _STRS},
+            # and (issue #12) let backticked/bare URLs cite like markdown links
+            optional={"gov_namespaces": _STRS, "gov_hosts": _STRS, "code_urls": Bool()},
         ),
         "fetch": Obj(
             required={
@@ -149,6 +150,7 @@ class Extraction:
     scope_dirs: tuple[str, ...]
     skip_files: frozenset[str]
     skip_headings: tuple[str, ...]
+    code_urls: bool = False  # optional key: backticked/bare URLs count as citations
 
 
 @dataclass(frozen=True)
@@ -359,6 +361,7 @@ def load_config(config_dir: str | Path) -> Config:
             scope_dirs=tuple(ex["scope_dirs"]),
             skip_files=frozenset(ex["skip_files"]),
             skip_headings=tuple(h.lower() for h in ex["skip_headings"]),
+            code_urls=bool(ex.get("code_urls", False)),
         ),
         fetch=Fetch(
             max_body_bytes=f["max_body_bytes"],

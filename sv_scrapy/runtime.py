@@ -39,6 +39,7 @@ class Runtime:
             salient_types=ex.salient_value_types,
             country=country,
             section=section,
+            code_urls=ex.code_urls,
         )
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.atomic import write_json
+from sv_scrapy.core.candidates import allowlist_candidates
 from sv_scrapy.core.claims import extract_corpus, extraction_stats, unknown_scope
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.sampling import stamp_age_days
@@ -61,6 +62,9 @@ class Command(SvCommand):
             raise error
         allowlist = str(rt.config.allowlist_path) if rt.config.allowlist_path else "missing (government hosts only)"
         stats = extraction_stats(result) | {"as_of": as_of.isoformat(), "allowlist": allowlist}
+        # proposals for the maintainer, never promoted (issue #12): secondary hosts that look
+        # official and are cited next to salient figures
+        stats["allowlist_candidates"] = [row.as_dict() for row in allowlist_candidates(result.secondary_cited)[:20]]
         if opts.json:
             records = []
             for claim in result.claims:

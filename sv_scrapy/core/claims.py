@@ -20,12 +20,13 @@ from urllib.parse import urlsplit
 
 from sv_scrapy.core.errors import ArgumentError, CorpusError
 from sv_scrapy.core.hosts import SECONDARY, HostRules
-from sv_scrapy.core.links import attribute, find_links, mask_urls, pointer_flags
+from sv_scrapy.core.links import Link, attribute, find_code_urls, find_links, label_span, mask_urls, pointer_flags
 from sv_scrapy.core.stamps import Stamp, mask_stamp_dates, parse_file_stamp, parse_line_stamp
-from sv_scrapy.core.values import extract_values
+from sv_scrapy.core.values import Value, extract_values, has_salient
 
 HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.*?)\s*#*\s*$")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
+_BESIDE = 160  # "next to a figure": within this many characters of a code URL
 EXCLUDED_DIRS = frozenset({"_local", "_ci", ".git", "node_modules"})
 
 
@@ -42,6 +43,17 @@ class ExtractOptions:
     salient_types: tuple[str, ...] = ("pct", "money", "statute", "date")
     country: str | None = None
     section: str | None = None
+    code_urls: bool = False  # backticked/bare URLs cite like markdown links (extraction.code_urls)
+
+
+@dataclass(frozen=True)
+class SecondaryCitation:
+    """A non-primary link owning a salient figure: raw material for allowlist candidates."""
+
+    host: str
+    claim_id: str
+    link_text: str
+    section: str
 
 
 @dataclass
@@ -81,6 +93,8 @@ class Extraction:
         """Every file not read, with why: one warning line each."""
         return [*self.unreadable, *self.outside_root]
     scopes_seen: set[str] = field(default_factory=set)  # before the --country filter
+    code_urls_next_to_figure: int = 0  # primary backticked/bare URLs with a salient figure beside them
+    secondary_cited: list[SecondaryCitation] = field(default_factory=list)
 
 
 def scope_for(rel_path: Path, scope_dir: str) -> str:
@@ -210,6 +224,17 @@ def _file_stamp(lines: list[str]) -> Stamp | None:
     return None
 
 
+def _line_values(line: str, links: list[Link], opts: ExtractOptions) -> list[Value]:
+    """The line's figures; "No." ids inside a link's text are page numbers ("[NTA No.15001]")."""
+    values = extract_values(mask_stamp_dates(mask_urls(line)), opts.salient_types)
+    labels = [label_span(link) for link in links if link.text]
+    return [
+        v for v in values
+        if not (v.type == "statute" and v.raw[:2].lower() in ("no", "nr", "n°", "nº")
+                and any(lo <= v.pos and v.end <= hi for lo, hi in labels))
+    ]
+
+
 def extract_file(text: str, scope: str, rel: str, hosts: HostRules, opts: ExtractOptions, out: Extraction) -> None:
     """Append the claims of one markdown document to ``out``."""
     lines = text.splitlines()
@@ -226,9 +251,14 @@ def extract_file(text: str, scope: str, rel: str, hosts: HostRules, opts: Extrac
         if heading:
             state.enter_heading(len(heading.group("hashes")), heading.group("title").strip())
             continue
-        if "](http" not in line:
+        if "http" not in line:
             continue
         links = find_links(line)
+        code_links = find_code_urls(line, links)
+        if opts.code_urls and code_links:
+            links = sorted([*links, *code_links], key=lambda link: link.start)
+        if not links and not code_links:
+            continue
         tiers = [hosts.tier(urlsplit(link.url).hostname or "") for link in links]
         out.links_seen += len(links)
         out.primary_links += sum(tier != SECONDARY for tier in tiers)
@@ -236,12 +266,30 @@ def extract_file(text: str, scope: str, rel: str, hosts: HostRules, opts: Extrac
             continue
         if opts.section and opts.section.lower() not in state.section.lower():
             continue
-        values = extract_values(mask_stamp_dates(mask_urls(line)), opts.salient_types)
-        if sum(v.salient for v in values) < max(1, opts.min_salient_values):
+        if not links:  # only code URLs, not cited: count the primary ones a figure sits beside
+            primary = [u for u in code_links if hosts.tier(urlsplit(u.url).hostname or "") != SECONDARY]
+            if primary:
+                masked = mask_stamp_dates(mask_urls(line))
+                out.code_urls_next_to_figure += sum(
+                    has_salient(masked[max(0, u.start - _BESIDE) : u.end + _BESIDE], opts.salient_types)
+                    for u in primary
+                )
+            continue
+        values = _line_values(line, links, opts)
+        if any(v.salient for v in values):
+            out.code_urls_next_to_figure += sum(
+                hosts.tier(urlsplit(u.url).hostname or "") != SECONDARY for u in code_links
+            )
+        n_salient = sum(v.salient for v in values)
+        if n_salient < max(1, opts.min_salient_values):
             continue
         stamp = parse_line_stamp(line) or state.default_stamp()
         owned = attribute(values, links)
         for link, tier, is_pointer, link_values in zip(links, tiers, pointer_flags(line, links), owned, strict=True):
+            cid = claim_id(scope, line_no, link.url)
+            if tier == SECONDARY and not is_pointer and any(v.salient for v in link_values):
+                host = (urlsplit(link.url).hostname or "").lower()
+                out.secondary_cited.append(SecondaryCitation(host, cid, link.text, state.section))
             if opts.primary_only and tier == SECONDARY:
                 continue
             if is_pointer:
@@ -250,7 +298,6 @@ def extract_file(text: str, scope: str, rel: str, hosts: HostRules, opts: Extrac
             # on a multi-link line a link owning no salient figure is a roster co-citation
             if len(links) > 1 and not any(v.salient for v in link_values):
                 continue
-            cid = claim_id(scope, line_no, link.url)
             if cid in seen:
                 continue
             seen.add(cid)
@@ -306,6 +353,7 @@ def extraction_stats(ex: Extraction) -> dict[str, object]:
         "links_seen": ex.links_seen,
         "primary_links": ex.primary_links,
         "skipped_pointer_links": ex.skipped_pointer_links,
+        "code_urls_next_to_figure": ex.code_urls_next_to_figure,
         "by_tier": dict(sorted(by_tier.items())),
         "by_scope": dict(sorted(by_scope.items(), key=lambda kv: (-kv[1], kv[0]))),
         "stamped": sum(1 for s in stamps if s),

@@ -3,16 +3,23 @@
 A host is ``primary-gov`` when it sits inside a government namespace, ``primary-allowlist``
 when ``primary-source-allowlist.txt`` lists it, else ``secondary``.
 
-The government rule is label-aligned, which the reference's ``.gov|.gouv|.gob`` regex is
-not, and knows the namespaces real governments use:
+Government namespaces come from data: the Public Suffix List snapshot that ``tldextract``
+ships (read offline, never fetched). Every public suffix ``<label>.<ccTLD>`` whose label is a
+government label (``gov``, ``gouv``, ``gob``, ``go``, ``govt``, ``gv``, ``gub``, ``nic``,
+``admin``, ``gc``, ``gok``, ``mil``) is a namespace — ``nic.in``, ``gov.pl``, ``gob.pe``,
+``go.ke`` — except a two-letter label under a ccTLD whose second level is a list of
+two-letter region codes (Italy's ``go.it`` is the province of Gorizia). The unambiguous
+labels also match under any ccTLD whose PSL section omits them (``gov.ky``).
+
+The rule is label-aligned, which the reference's ``.gov|.gouv|.gob`` regex is not:
 
 * a pattern is dot-separated labels; ``*`` stands for one two-letter country code, so
   ``go.*`` covers ``nts.go.kr`` and ``stat.go.jp`` but not ``go.com``;
 * the host must *end* with the pattern's labels: ``gov.example.com`` ends in
   ``example.com`` and ``notgov.fr`` has the label ``notgov``, so neither is primary;
-* ``DEFAULT_GOV_HOSTS`` names government hosts that live straight under a ccTLD with no
-  namespace at all (Andorra's ``.ad`` portals, some Cayman departments), matched with their
-  subdomains.
+* ``DEFAULT_GOV_HOSTS`` names government domains that are no public suffix (``admin.ch``,
+  ``bund.de``, ``europa.eu``, Andorra's ``.ad`` portals, some Cayman departments), matched
+  with their subdomains.
 
 Both lists can be replaced in ``_source-verify.json`` under ``extraction.gov_namespaces``
 and ``extraction.gov_hosts``.
@@ -20,24 +27,65 @@ and ``extraction.gov_hosts``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.metadata import version
+
+from sv_scrapy.core.cldr import cached
 
 PRIMARY_GOV = "primary-gov"
 PRIMARY_ALLOWLIST = "primary-allowlist"
 SECONDARY = "secondary"
 
+GOV_LABELS = frozenset({"gov", "gouv", "gob", "go", "govt", "gv", "gub", "nic", "admin", "gc", "gok", "mil"})
+
+
+def _psl_gov_namespaces() -> list[str]:
+    import tldextract  # only when the cache is cold: it pulls in requests (~0.15 s)
+
+    # suffix_list_urls=() and no cache: the snapshot inside the package, no network ever
+    suffixes = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None).tlds
+    pairs = [s.split(".") for s in suffixes if re.fullmatch(r"[a-z0-9-]+\.[a-z]{2}", s)]
+    two_letter: dict[str, int] = {}
+    for label, cc in pairs:
+        if len(label) == 2:
+            two_letter[cc] = two_letter.get(cc, 0) + 1
+    return sorted(
+        f"{label}.{cc}"
+        for label, cc in pairs
+        if label in GOV_LABELS and not (len(label) == 2 and two_letter.get(cc, 0) > 20)
+    )
+
+
+def psl_gov_namespaces() -> tuple[str, ...]:
+    """``<government label>.<ccTLD>`` public suffixes of tldextract's bundled PSL snapshot
+    (cached on disk per tldextract version).
+
+    >>> ns = psl_gov_namespaces(); [s in ns for s in ("nic.in", "gov.pl", "go.ke", "go.it", "co.uk")]
+    [True, True, True, False, False]
+    """
+    labels = "-".join(sorted(GOV_LABELS))
+    return tuple(cached(f"psl-gov-tldextract{version('tldextract')}-{labels}", _psl_gov_namespaces))
+
+
 DEFAULT_GOV_NAMESPACES: tuple[str, ...] = (
     "gov",  # United States federal
-    "gov.*",  # gov.uk, gov.hk, gov.sg, gov.sa, gov.bs, gov.ky, gov.au, ...
-    "gouv.*",  # gouv.fr, gouv.ci
-    "gob.*",  # gob.es, gob.mx, gob.ar
-    "go.*",  # go.kr, go.jp, go.th, go.id, go.ke
-    "govt.*",  # govt.nz
-    "gub.*",  # gub.uy
-    "gv.*",  # gv.at
+    "mil",
+    *psl_gov_namespaces(),
+    # labels that mean "government" in any country, for ccTLDs whose PSL section does not
+    # list them (gov.ky); the two-letter ones (go, gv, gc) come only from the PSL
+    "gov.*",
+    "gouv.*",
+    "gob.*",
+    "govt.*",
+    "gub.*",
     "lg.jp",  # Japanese local government
     "gouv.qc.ca",  # Québec
+)
+
+DEFAULT_GOV_HOSTS: tuple[str, ...] = (
+    # government domains that are not public suffixes
     "gc.ca",  # Government of Canada
     "canada.ca",
     "admin.ch",  # Swiss federal administration
@@ -46,9 +94,6 @@ DEFAULT_GOV_NAMESPACES: tuple[str, ...] = (
     "public.lu",  # Luxembourg state portals
     "bund.de",  # German federal
     "europa.eu",  # EU institutions (EUR-Lex, ECB)
-)
-
-DEFAULT_GOV_HOSTS: tuple[str, ...] = (
     # Andorra: the Govern publishes under plain .ad hosts
     "govern.ad",
     "bopa.ad",  # Butlletí Oficial del Principat d'Andorra (official gazette)
@@ -83,6 +128,12 @@ def _label_suffix_match(host_labels: list[str], pattern: str) -> bool:
     return True
 
 
+@lru_cache(maxsize=8)
+def _split_patterns(patterns: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    exact = frozenset(p.lower() for p in patterns if "*" not in p)
+    return exact, tuple(p for p in patterns if "*" in p)
+
+
 @dataclass(frozen=True)
 class HostRules:
     """The primary-source rule, built once from config."""
@@ -95,15 +146,17 @@ class HostRules:
         """True for a host inside a government namespace or a listed government host.
 
         >>> rules = HostRules()
-        >>> [rules.is_gov(h) for h in ("www.nts.go.kr", "gov.ky", "www.bopa.ad", "irs.gov")]
-        [True, True, True, True]
-        >>> [rules.is_gov(h) for h in ("gov.example.com", "govt-deals.com", "notgov.fr")]
-        [False, False, False]
+        >>> [rules.is_gov(h) for h in ("www.nts.go.kr", "gov.ky", "www.bopa.ad", "irs.gov", "rbi.nic.in")]
+        [True, True, True, True, True]
+        >>> [rules.is_gov(h) for h in ("gov.example.com", "govt-deals.com", "notgov.fr", "x.go.it")]
+        [False, False, False, False]
         """
         labels = host.lower().rstrip(".").split(".")
-        return any(_label_suffix_match(labels, p) for p in self.gov_namespaces) or any(
-            _label_suffix_match(labels, h) for h in self.gov_hosts
-        )
+        exact, wild = _split_patterns(self.gov_namespaces + self.gov_hosts)
+        # exact patterns: one set lookup per suffix of the host, not a loop over ~250 patterns
+        if any(".".join(labels[i:]) in exact for i in range(len(labels))):
+            return True
+        return any(_label_suffix_match(labels, p) for p in wild)
 
     @lru_cache(maxsize=4096)  # noqa: B019 - rules are frozen and few; hosts repeat a lot
     def tier(self, host: str) -> str:

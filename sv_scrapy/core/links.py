@@ -32,7 +32,7 @@ BARE_URL_RE = re.compile(r"https?://[^\s<>\"`)\]]+")
 _BOUNDARY_RE = re.compile(r"[.!?](?=\s)|[;:(|\u2014\u2013]|\s-\s")
 _POINTER_RE = re.compile(
     r"^(?:(?:and|or|then|but|please|always|so)\s+)?(?:re-?)?(?:verify|confirm|check|cross-check|double-check|consult)\b"
-    r"[^.;!?]{0,80}$",
+    r"(?:[^.;!?]|(?<=\d)\.(?=\d)){0,80}$",  # a decimal point ("1.5 %") ends no clause
     re.IGNORECASE,
 )
 _CONTINUATION_RE = re.compile(r"^(?:[/,+&]|and|or|\s)*$", re.IGNORECASE)
@@ -51,6 +51,29 @@ def find_links(line: str) -> list[Link]:
     return [
         Link(m.group("text"), m.group("url").rstrip(".,;:"), m.start(), m.end()) for m in LINK_RE.finditer(line)
     ]
+
+
+def find_code_urls(line: str, links: Sequence[Link]) -> list[Link]:
+    """Bare and backticked URLs outside markdown links (`` `https://…` ``): not citations
+    under the spec, counted by ``scrapy extract`` and cited only with ``extraction.code_urls``.
+
+    >>> [(u.url, u.text) for u in find_code_urls("rate 2% (`https://a.gov.in/x`)", [])]
+    [('https://a.gov.in/x', '')]
+    """
+    out = []
+    for m in BARE_URL_RE.finditer(line):
+        start, end = m.span()
+        if any(link.start <= start < link.end for link in links):
+            continue
+        if line[start - 1 : start] == "`" and line[end : end + 1] == "`":
+            start, end = start - 1, end + 1
+        out.append(Link("", m.group(0).rstrip(".,;:"), start, end))
+    return out
+
+
+def label_span(link: Link) -> tuple[int, int]:
+    """Where a markdown link's text sits on the line ("[text](url)")."""
+    return link.start + 1, link.start + 1 + len(link.text)
 
 
 def mask_urls(line: str) -> str:

@@ -85,3 +85,23 @@ def test_canonical_number(written: str, canonical: str) -> None:
 def test_seed_needles_cover_both_separators() -> None:
     (value,) = extract_values("rate 6.32 %")
     assert {"6.32", "6,32"} <= set(value.needles)
+
+
+def test_extraction_grows_linearly_with_line_length() -> None:
+    """Issue #10: a line dense with figures; the quadratic span check took 13 s at 0.2 MB.
+
+    Generous bounds, in CPU time (a shared machine): 5x the text may take at most 12x the
+    time, and 1 MB at most 10 s. bench/extract.py prints the 1 MB / 5 MB figures.
+    """
+    import time
+
+    unit = "rate 5.81 % and €1,500 since 1 April 2025 (Law 7464) in 2024; "
+    timings = []
+    for size in (200_000, 1_000_000):
+        line = unit * (size // len(unit))
+        t0 = time.process_time()
+        values = extract_values(line)
+        timings.append(time.process_time() - t0)
+        assert len(values) == 5 * (size // len(unit))
+    assert timings[1] < 10
+    assert timings[1] / timings[0] < 12

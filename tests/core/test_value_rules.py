@@ -1,0 +1,110 @@
+"""Issue #12's value rules, pointers with decimals, code URLs and allowlist candidates."""
+
+from __future__ import annotations
+
+import pytest
+
+from sv_scrapy.core.candidates import allowlist_candidates, candidates_markdown
+from sv_scrapy.core.claims import Extraction, ExtractOptions, SecondaryCitation, extract_file, extraction_stats
+from sv_scrapy.core.hosts import HostRules
+from sv_scrapy.core.links import find_links, pointer_flags
+from sv_scrapy.core.values import extract_values
+
+
+def salient(text: str) -> list[tuple[str, str]]:
+    return [(v.type, v.norm) for v in extract_values(text) if v.salient]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a statute number is salient unless it is the only number and reads as a year
+        ("Transfer of Property Act 1882", []),
+        ("Revenue Ordinance 2005", []),
+        ("Ley 2068/2020", [("statute", "2068/2020")]),
+        ("Law 2090 applies", [("statute", "2090")]),
+        ("Decree 2045 sets", [("statute", "2045")]),
+        ("Climate Action Plan 2050 (CAP 2050) before 2050", []),  # used as a year nearby
+        # currency codes need a number beside them and no hyphenated suffix
+        ("Nov 2021 COP-26 pledges", [("date", "2021-11")]),
+        ("scenario SSP2-4.5 by 2100", []),
+        ("RUB 500,000 cap", [("money", "500000 RUB")]),
+        ("UAH 1,500 fee", [("money", "1500 UAH")]),
+        ("ACT 2024 rules", []),  # three capitals that are no currency
+        # units stay with the amount
+        ("INR 10 lakh Cr outlay", [("money", "10000000000000 INR")]),  # 10 x 10^5 x 10^7
+        ("₹32L budget", [("money", "3200000 ₹")]),
+        ("AED 25 Bn programme", [("money", "25000000000 AED")]),
+        ("1,25 mln zł", [("money", "1250000 zł")]),
+        ("R$ 1,3 mi", [("money", "1300000 R$")]),
+        ("₹24,50,000.00 stamp", [("money", "2450000 ₹")]),
+        # YYYY-MM is a month unless it is a fiscal-year range
+        ("(effective 2023-12)", [("date", "2023-12")]),
+        ("budget 2024-25", []),
+        ("FY 2011-12 accounts", []),
+        # month names of every CLDR locale, but no short word of one minor language
+        ("del 29 desembre 2000", [("date", "2000-12-29")]),
+        ("Ley 5 de 2024 and sold out 2024", [("statute", "5")]),
+        ("depuis le 1 avr. 2025", [("date", "2025-04-01")]),
+    ],
+)
+def test_value_rules(text: str, expected: list[tuple[str, str]]) -> None:
+    assert salient(text) == expected
+
+
+def test_pointer_detection_ignores_decimals() -> None:
+    line = "verify the current 1.5 % surcharge at [revenue](https://x.gov.in/a)"
+    assert pointer_flags(line, find_links(line)) == [True]
+    line = "verify the current 7,5 % surcharge at [revenue](https://x.gov.in/a)"
+    assert pointer_flags(line, find_links(line)) == [True]
+
+
+def claims_of(markdown: str, opts: ExtractOptions | None = None) -> Extraction:
+    out = Extraction()
+    extract_file(markdown, "in", "countries/in/playbook.md", HostRules(), opts or ExtractOptions(scope_dirs=()), out)
+    return out
+
+
+def test_page_number_in_link_text_is_no_statute() -> None:
+    assert claims_of("- rules ([NTA No.15001](https://www.nta.go.jp/a))\n").claims == []
+    (claim,) = claims_of("- rules under No. 15001 ([NTA](https://www.nta.go.jp/a))\n").claims
+    assert [v["norm"] for v in claim.values] == ["15001"]
+
+
+def test_code_urls_are_counted_and_cite_only_when_configured() -> None:
+    md = "- stamp duty 5 % (`https://igrmaharashtra.gov.in/duty`)\n- no figure `https://a.gov.in/`\n"
+    off = claims_of(md)
+    assert off.claims == [] and off.code_urls_next_to_figure == 1
+    assert extraction_stats(off)["code_urls_next_to_figure"] == 1
+    (claim,) = claims_of(md, ExtractOptions(scope_dirs=(), code_urls=True)).claims
+    assert claim.source_url == "https://igrmaharashtra.gov.in/duty" and claim.source_tier == "primary-gov"
+
+
+def test_india_government_namespace_from_the_psl() -> None:
+    (claim,) = claims_of("- repo rate 6.5 % ([RBI](https://rbi.nic.in/x))\n").claims
+    assert claim.source_tier == "primary-gov"
+
+
+def test_allowlist_candidates_look_official_and_are_never_promoted() -> None:
+    md = (
+        "- repo rate 6.5 % ([Reserve Bank of India](https://www.rbi.org.in/x))\n"
+        "- property tax 2 % ([Municipal Corporation of Greater Mumbai](https://portal.mcgm.org/tax))\n"
+        "- 3 % per [a blog](https://blog.example.com/y)\n"
+        "- repo 6.5 % again ([RBI](https://rbi.org.in/z))\n"
+    )
+    out = claims_of(md)
+    assert out.claims == []  # proposals only: nothing becomes primary
+    rows = allowlist_candidates(out.secondary_cited)
+    assert [(r.host, r.count) for r in rows] == [("rbi.org.in", 2), ("portal.mcgm.org", 1)]
+    assert rows[0].why == ["link text: reserve bank"]
+    assert rows[0].claim_ids == ["in:1:" + out.secondary_cited[0].claim_id.rsplit(":", 1)[1],
+                                 out.secondary_cited[-1].claim_id]
+    titled = allowlist_candidates([SecondaryCitation("cbs.nl", "nl:3:aa", "CBS", "Tax")], {"cbs.nl": "CBS Statistics"})
+    assert titled[0].why == ["page title: statistic"]
+    table = candidates_markdown(rows)
+    assert "| `rbi.org.in` | 2 |" in table and "never done automatically" in table
+
+
+def test_candidate_rendering_escapes_link_text() -> None:
+    rows = allowlist_candidates([SecondaryCitation("court.example.org", "x:1:aa", "Court <script>|", "S")])
+    assert "<script>" not in candidates_markdown(rows)
