@@ -28,6 +28,7 @@ class PageItem:
     attempts: int = 1
     kind: str = ""  # html | text | pdf | binary
     title: str = ""
+    lang: str = ""  # the page's language as it declares it (Content-Language, <html lang>): a matching hint
     text: str = ""
     text_method: str = ""  # html | text | pdf:pypdfium2 | pdf:pdfminer | ocr
     pdf_no_text: bool = False

@@ -163,7 +163,8 @@ def _details(title: str, body: str, count: int) -> str:
     return f"<details><summary>{h(title)} — {count}</summary>{body}</details>"
 
 
-def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: Sequence[Mapping[str, Any]]) -> list[str]:
+def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: Sequence[Mapping[str, Any]],
+             candidates: Sequence[Mapping[str, Any]] = ()) -> list[str]:
     b = buckets(standing(items, listed))
     everything = len(items)
     out = ["<h2>Standing backlog</h2>", "<p><small>Not new this audit; most urgent first (stale marker, never verified, "
@@ -184,6 +185,12 @@ def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: 
         out.append(_details("Citation linter: bare-host citations next to a figure",
                             _table([[f"<code>{h(r['scope'])}:{int(r['line_no'])}</code>", h(r["figure"]), _link(r["url"])]
                                     for r in linter_rows], ["where", "figure", "root URL"]), len(linter_rows)))
+    if candidates:
+        out.append(_details("Allowlist candidates: secondary hosts that look official, cited next to a figure "
+                            "(add to primary-source-allowlist.txt if they are; never done automatically)",
+                            _table([[f"<code>{h(c['host'])}</code>", str(c["count"]), h("; ".join(c["why"])),
+                                     ", ".join(f"<code>{h(i)}</code>" for i in c["examples"])] for c in candidates],
+                                   ["host", "citations", "why", "examples"]), len(candidates)))
     return out
 
 
@@ -205,7 +212,7 @@ def render_html(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]]
         *[f'<p class="note">⚠️ {h(note)}</p>' for note in run_notes(doc)],
         *news_part, *_counts(doc),
         "<h2>Priors per scope</h2>", chart(by_scope_priors(items)),
-        *_backlog(items, listed, linter_rows),
+        *_backlog(items, listed, linter_rows, doc.get("allowlist_candidates", [])),
     ]
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Source-content audit</title>'
             f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">'

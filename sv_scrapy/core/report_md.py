@@ -142,7 +142,7 @@ def _counts(doc: Mapping[str, Any]) -> Section:
 
 
 def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: Sequence[Mapping[str, Any]],
-             top_n: int) -> list[Section]:
+             top_n: int, doc_candidates: Mapping[str, Any]) -> list[Section]:
     rest = standing(items, listed)
     b = buckets(rest)
     out = [Section(["## Standing backlog", "",
@@ -171,6 +171,14 @@ def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: 
                           [[md_code(f"{r['scope']}:{int(r['line_no'])}"), md_text(r["figure"], 40), md_url(r["url"])]
                            for r in linter_rows[:top_n]],
                           f"### Citation linter — {len(linter_rows)} bare-host citation(s) next to a figure"))
+    candidates = doc_candidates.get("rows", [])
+    if candidates:
+        out.append(_table(["host", "citations", "why", "examples"],
+                          [[md_code(c["host"]), str(c["count"]), md_text("; ".join(c["why"]), 120),
+                            ", ".join(md_code(i) for i in c["examples"])] for c in candidates[:top_n]],
+                          f"### Allowlist candidates — {len(candidates)} secondary host(s) that look official, "
+                          "cited next to a figure (add to `primary-source-allowlist.txt` if they are; never done "
+                          "automatically)"))
     return out
 
 
@@ -187,7 +195,8 @@ def markdown_sections(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str,
         + (" · resumed after an interruption" if run.get("resumed") else ""), "",
         *[f"> ⚠️ {md_text(note)}\n" for note in run_notes(doc)]])
     news_part, listed, _ = _news_sections(items, since)
-    return [head, *news_part, _counts(doc), *_backlog(items, listed, linter_rows, top_n)]
+    return [head, *news_part, _counts(doc),
+            *_backlog(items, listed, linter_rows, top_n, {"rows": doc.get("allowlist_candidates", [])})]
 
 
 def render_markdown(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]] = (), top_n: int = TOP_N) -> str:

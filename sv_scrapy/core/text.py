@@ -138,6 +138,19 @@ def html_title(html: str) -> str:
     return _SPACES_RE.sub(" ", lxml.html.fromstring(f"<p>{m.group(1)}</p>").text_content()).strip() if m else ""
 
 
+_LANG_RE = re.compile(r"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*)", re.IGNORECASE)
+
+
+def html_lang(html: str) -> str:
+    """The language an HTML page declares on its root element ("" when none).
+
+    >>> html_lang('<!doctype html><html class="x" lang="pl-PL"><body>'), html_lang("<p>no root</p>")
+    ('pl-PL', '')
+    """
+    m = _LANG_RE.search(html[:5000])
+    return m.group(1) if m else ""
+
+
 def normalize_for_hash(text: str) -> str:
     """NFC, every whitespace run (NBSP included) one space: cosmetic reflows hash the same."""
     return " ".join(unicodedata.normalize("NFC", text).split())

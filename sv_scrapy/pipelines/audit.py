@@ -93,6 +93,7 @@ class AuditExportPipeline:
             # store entries or texts that failed their check this run: set aside, fetched fresh
             "store_quarantined": spider.store.quarantined,
             "stats": stats,
+            "allowlist_candidates": spider.allowlist_rows,
             "items": items,
         }
         line = history.entry(doc)

@@ -65,7 +65,10 @@ class PrefilterPipeline:
         if page["from_journal"]:
             return item
         text = page["text"] if page["fetch_status"] == OK else ""
-        index = PageIndex(ocr_digits(text) if page["ocr"] else text) if text else None  # OCR: for matching only
+        # the page decides the locale: its declared language and its host's country are hints
+        host = urlsplit(page["final_url"] or page["url"]).hostname or ""
+        index = (PageIndex(ocr_digits(text) if page["ocr"] else text,  # OCR digits: for matching only
+                           lang=page["lang"] or None, host=host or None) if text else None)
         results = []
         for claim in page["claims"]:
             prior = page_prior(page, claim["values"], self.settings, index)

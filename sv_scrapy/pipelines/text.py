@@ -8,7 +8,7 @@ from itemadapter import ItemAdapter
 
 from sv_scrapy.core.fetchstatus import BINARY, OK
 from sv_scrapy.core.pdf import is_pdf
-from sv_scrapy.core.text import decode_html, html_to_text
+from sv_scrapy.core.text import decode_html, html_lang, html_to_text
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
@@ -57,5 +57,7 @@ class TextPipeline:
         elif kind in ("html", "text"):
             _, decoded = decode_html(body, page["content_type"] or None, truncated=page["truncated"])
             page["text"] = html_to_text(decoded) if kind == "html" else decoded
+            if kind == "html" and not page["lang"]:
+                page["lang"] = html_lang(decoded)
             page["text_method"] = kind
         return item

@@ -16,6 +16,7 @@ from typing import Any
 
 import scrapy
 
+from sv_scrapy.core.candidates import allowlist_candidates
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.linter import lint_corpus
 from sv_scrapy.core.store import ContentStore
@@ -33,6 +34,7 @@ class AuditSpider(ClaimSpider):
     store: ContentStore
     run_id: str
     linter_rows: list[dict[str, object]]
+    allowlist_rows: list[dict[str, object]]
     resumed: bool
 
     @classmethod
@@ -52,6 +54,8 @@ class AuditSpider(ClaimSpider):
         self.linter_rows = [r.as_dict() for r in lint_corpus(
             rt.corpus_root, rt.config.hosts, rt.extract_options(country=self.params["country"]),
             rt.config.root_url_allowlist)]
+        # proposals for the maintainer, never promoted: secondary hosts that look official
+        self.allowlist_rows = [r.as_dict() for r in allowlist_candidates(extraction.secondary_cited)]
         self.store = ContentStore(Path(self.output_dir) / "store")
         self.run_id, self.resumed = self.store.begin_run(
             {"country": self.params["country"], "corpus": str(self.runtime.corpus_root)})

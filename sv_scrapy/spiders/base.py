@@ -239,6 +239,7 @@ class ClaimSpider(scrapy.Spider):
             url=url, claims=self._claims_of(url), final_url=response.url, http_status=response.status,
             content_type=ctype, body=body, fetched_at=now_iso(), title=title,
             etag=headers.get("etag", ""), last_modified=headers.get("last-modified", ""),
+            lang=headers.get("content-language", "").split(",")[0].strip(),
             attempts=response.meta.get("retry_times", 0) + 1,
             truncated="download_stopped" in response.flags and not stopped.startswith("binary"),
             rendered="playwright" in response.flags,
