@@ -33,6 +33,20 @@ def run_failure(crawler: Crawler) -> str:
     return str(crawler.stats.get_value(FAILURE) or "") if crawler.stats is not None else ""
 
 
+def peak_rss_mb() -> float:
+    """The crawl process's own peak resident memory (Chromium and tesseract are processes of
+    their own). ``VmHWM`` is reset by ``exec``; ``ru_maxrss`` is not (Linux keeps the forking
+    parent's peak in it), so it is read first and ``ru_maxrss`` is only the fallback."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError):
+        pass
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
 class RunOutcomeExtension:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -55,8 +69,7 @@ class RunOutcomeExtension:
     def spider_closed(self, spider: Any, reason: str) -> None:
         stats = self.crawler.stats
         assert stats is not None
-        # the crawl process's own peak (helpers such as Chromium or tesseract are not in it)
-        stats.set_value("sv/peak_rss_mb", round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1))
+        stats.set_value("sv/peak_rss_mb", peak_rss_mb())
         if reason != "finished":
             record_failure(self.crawler, f"the crawl ended early ({reason})")
         if self.errors:
