@@ -26,7 +26,7 @@ sys.path.insert(0, str(PROJECT_DIR))
 from sv_scrapy.core.ocr import OcrSettings, ocr_digits, ocr_pdf  # noqa: E402
 from sv_scrapy.core.pagescan import PageIndex  # noqa: E402
 from sv_scrapy.core.values import canonical_number  # noqa: E402
-from sv_scrapy.mockweb.pdfgen import scan_pdf  # noqa: E402
+from testing.mockweb.pdfgen import scan_pdf  # noqa: E402
 
 
 def gazette(pages: int, lines: int, seed: int = 7) -> tuple[list[list[str]], list[list[str]]]:

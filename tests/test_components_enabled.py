@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.mockweb import MockWeb
+from testing.mockweb import MockWeb
 
 from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from sv_scrapy.core.store import ContentStore
-from sv_scrapy.mockweb import MockWeb, Route
-from sv_scrapy.mockweb.pdfgen import scan_pdf
+from testing.mockweb import MockWeb, Route
+from testing.mockweb.pdfgen import scan_pdf
 
 from .crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 

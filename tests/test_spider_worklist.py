@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.mockweb import MockWeb, Route
-from sv_scrapy.mockweb.pdfgen import scanned_pdf, text_pdf
+from testing.mockweb import MockWeb, Route
+from testing.mockweb.pdfgen import scanned_pdf, text_pdf
 
 from .crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 

@@ -25,7 +25,7 @@ from sv_scrapy.core.pagescan import PageIndex
 from sv_scrapy.core.pdf import pdf_to_text
 from sv_scrapy.core.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT, Prior
 from sv_scrapy.core.store import ContentStore
-from sv_scrapy.mockweb.pdfgen import scan_pdf
+from testing.mockweb.pdfgen import scan_pdf
 
 needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None,
                                      reason="tesseract not installed (make install installs tesseract-ocr)")

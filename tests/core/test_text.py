@@ -6,7 +6,7 @@ import pytest
 
 from sv_scrapy.core.pdf import is_pdf, pdf_to_text
 from sv_scrapy.core.text import content_hash, decode_html, html_to_text
-from sv_scrapy.mockweb.pdfgen import scanned_pdf, text_pdf
+from testing.mockweb.pdfgen import scanned_pdf, text_pdf
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from sv_scrapy.mockweb.tls import server_context
+from testing.mockweb.tls import server_context
 
 
 @dataclass

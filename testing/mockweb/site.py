@@ -13,8 +13,8 @@ import mimetypes
 from pathlib import Path
 from typing import Any
 
-from sv_scrapy.mockweb.pdfgen import text_pdf
-from sv_scrapy.mockweb.server import MockWeb, Route
+from testing.mockweb.pdfgen import text_pdf
+from testing.mockweb.server import MockWeb, Route
 
 _TYPES = {".html": "text/html; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".pdf": "application/pdf"}
 
