@@ -20,12 +20,12 @@ from sv_scrapy.core.audit import audit_stats
 from sv_scrapy.core.auditdoc import enrich
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.news import new_findings, news
+from sv_scrapy.core.pagerecord import unfetched_record
 from sv_scrapy.core.report_html import render_html
 from sv_scrapy.core.report_md import issue_markdown, render_markdown
 from sv_scrapy.core.sourcelinks import resolve_links
 from sv_scrapy.extensions.outcome import record_failure, run_failure
 from sv_scrapy.pipelines import require_job
-from sv_scrapy.pipelines.export import unfetched_record
 
 if TYPE_CHECKING:
     from typing import Self
@@ -50,11 +50,11 @@ class AuditExportPipeline:
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
-        results = page["results"]
-        for record in results:
+        outcome = page["outcome"]
+        for record in outcome.records:
             self.records.setdefault(record["id"], record)
-        not_modified = page["not_modified"] or any(r.get("not_modified") for r in results)
-        self.urls[page["url"]] = {"fetch_status": page["fetch_status"], "not_modified": not_modified,
+        not_modified = page["fetched"].http_status == 304 or any(r.get("not_modified") for r in outcome.records)
+        self.urls[page["url"]] = {"fetch_status": outcome.fetch_status, "not_modified": not_modified,
                                   "kind": page["kind"]}
         return item
 

@@ -11,8 +11,7 @@ from scrapy import signals
 
 from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.errors import OutputError
-from sv_scrapy.core.fetchstatus import UNAVAILABLE
-from sv_scrapy.core.prefilter import SOURCE_UNAVAILABLE
+from sv_scrapy.core.pagerecord import unfetched_record
 from sv_scrapy.core.worklist import summary_lines, worklist_stats
 from sv_scrapy.extensions.outcome import record_failure, run_failure
 from sv_scrapy.pipelines import require_job
@@ -23,17 +22,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from sv_scrapy.spiders.base import ClaimSpider
-
-
-def unfetched_record(claim: dict[str, Any], why: str) -> dict[str, Any]:
-    """A selected claim whose page never came back: reported, never dropped."""
-    keys = ("id", "scope", "section", "line_no", "claim_text", "values", "source_url", "source_host",
-            "source_tier", "inline_stamp")
-    record = {k: claim[k] for k in keys}
-    record.update(fetch_status=UNAVAILABLE, prior=SOURCE_UNAVAILABLE, matched_tokens=[], strong_matched=[],
-                  missing_tokens=[v["raw"] for v in claim["values"] if v.get("salient")], excerpts=[],
-                  found_as={}, note=why, file=claim.get("file", ""))
-    return record
 
 
 class WorklistExportPipeline:
@@ -48,7 +36,7 @@ class WorklistExportPipeline:
         return cls(crawler)
 
     def process_item(self, item: Any) -> Any:
-        for record in ItemAdapter(item)["results"]:
+        for record in ItemAdapter(item)["outcome"].records:
             self.records.setdefault(record["id"], record)
         return item
 

@@ -19,6 +19,7 @@ import scrapy
 from sv_scrapy.core.candidates import allowlist_candidates
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.linter import lint_corpus
+from sv_scrapy.core.pagerecord import Fetched, journal_outcome
 from sv_scrapy.core.store import ContentStore
 from sv_scrapy.items import PageItem
 from sv_scrapy.runtime import PROJECT_DIR, Runtime
@@ -111,6 +112,6 @@ class AuditSpider(ClaimSpider):
                 if self.resumed and entry is not None and entry.run_id == self.run_id:
                     self.crawler.stats.inc_value("sv/audit/resumed_from_journal")
                     yield PageItem(url=thing.url, claims=self._claims_of(thing.url), from_journal=True,
-                                   fetch_status=entry.fetch_status, results=entry.results, fetched_at=now_iso())
+                                   fetched=Fetched(thing.url, now_iso()), outcome=journal_outcome(entry))
                     continue
             yield thing

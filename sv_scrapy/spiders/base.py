@@ -21,7 +21,7 @@ from twisted.python.failure import Failure
 from sv_scrapy.core.atomic import check_writable
 from sv_scrapy.core.claims import Extraction, extract_corpus, unknown_scope
 from sv_scrapy.core.errors import ArgumentError
-from sv_scrapy.core.fetchstatus import EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
+from sv_scrapy.core.pagerecord import Fetched, FetchFailure, body_to_read
 from sv_scrapy.core.runlock import acquire
 from sv_scrapy.core.safety import host_listed, refusal_reason
 from sv_scrapy.core.shell import shell_markers, shell_signs
@@ -29,7 +29,7 @@ from sv_scrapy.core.text import decode_html, html_title, html_to_text
 from sv_scrapy.downloadermiddlewares.guard import TargetRefused
 from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
 from sv_scrapy.items import PageItem
-from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, resolve
+from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, page_rules, resolve
 
 if TYPE_CHECKING:
     from typing import Self
@@ -72,41 +72,15 @@ def parse_date(name: str, raw: str) -> date:
         raise ArgumentError(f"-a {name}={raw!r}: expected a date YYYY-MM-DD") from None
 
 
-def _failure_note(failure: Failure, attempts: int) -> tuple[str, str]:
+def describe_failure(failure: Failure) -> FetchFailure:
+    """The downloader's exception as facts for ``core.pagerecord.failure_outcome``."""
     exc = failure.value
     if isinstance(exc, RobotsDisallowed):
-        return ROBOTS, "robots.txt disallows this URL"
+        return FetchFailure("robots")
     if isinstance(exc, TargetRefused):
-        return EXCLUDED, str(exc)
-    if isinstance(exc, IgnoreRequest):
-        text = str(exc)
-        if "redirect" in text.lower():
-            return UNAVAILABLE, f"redirects not followed to the end: {text} (loop or chain too long)"
-        return UNAVAILABLE, f"request dropped: {text}"
-    name = type(exc).__name__
-    tries = f" after {attempts} attempt(s)"
-    if "Timeout" in name:
-        return UNAVAILABLE, f"timeout{tries}"
-    lost = "connectionlost" in str(exc).lower().replace(" ", "") or "connection lost" in str(exc).lower()
-    if name in ("ResponseDataLossError", "ConnectionLost", "ResponseFailed", "ConnectionDone") or lost:
-        return UNAVAILABLE, f"connection reset mid-response{tries}"
-    if "Refused" in name:
-        return UNAVAILABLE, f"connection refused{tries}"
-    if "Resolve" in name or "DNS" in name:
-        return UNAVAILABLE, f"DNS lookup failed{tries}"
-    if name == "TunnelError":
-        return UNAVAILABLE, f"proxy tunnel failed{tries}: {str(exc)[:120]}"
-    return UNAVAILABLE, f"{name}{tries}: {str(exc)[:160]}"
-
-
-def _render_failure(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    low = str(exc).lower()
-    if "executable doesn't exist" in low or "failed to launch" in low or "no such file" in low or "launch" in low:
-        return f"browser not available ({text[:160]})"
-    if "timeout" in low or "Timeout" in type(exc).__name__:
-        return f"render timeout: {text[:160]}"
-    return f"rendering failed: {type(exc).__name__}: {text[:160]}"
+        return FetchFailure("refused", message=str(exc))
+    kind = "ignored" if isinstance(exc, IgnoreRequest) else "error"
+    return FetchFailure(kind, type(exc).__name__, str(exc))
 
 
 class ClaimSpider(scrapy.Spider):
@@ -220,7 +194,7 @@ class ClaimSpider(scrapy.Spider):
             reason = refusal_reason(url, self.runtime.config.liveness.excluded_hosts)
             if reason:
                 self.crawler.stats.inc_value("sv/spider/excluded")
-                yield PageItem(url=url, claims=claims, fetch_status=EXCLUDED, note=reason, fetched_at=now_iso())
+                yield PageItem(url=url, claims=claims, fetched=Fetched(url, now_iso(), refused=reason))
                 continue
             yield self.request_for(url)
 
@@ -231,55 +205,28 @@ class ClaimSpider(scrapy.Spider):
         url = response.meta["sv_url"]
         headers = {k.decode("latin-1").lower(): v[0].decode("latin-1") for k, v in response.headers.items() if v}
         ctype = headers.get("content-type", "")
-        body = response.body
-        title = html_title(body[:20000].decode("utf-8", "replace")) if b"<title" in body[:20000].lower() else ""
-        lv = self.runtime.config.liveness
-        stopped = response.meta.get("sv_stopped", "")
-        item = PageItem(
-            url=url, claims=self._claims_of(url), final_url=response.url, http_status=response.status,
-            content_type=ctype, body=body, fetched_at=now_iso(), title=title,
-            etag=headers.get("etag", ""), last_modified=headers.get("last-modified", ""),
-            lang=headers.get("content-language", "").split(",")[0].strip(),
-            attempts=response.meta.get("retry_times", 0) + 1,
-            truncated="download_stopped" in response.flags and not stopped.startswith("binary"),
-            rendered="playwright" in response.flags,
-        )
         retry = self._shell_retry(response, url, ctype)
         if retry is not None:
             yield retry
             return
-        if response.status == 304:
-            item.fetch_status, item.not_modified, item.body = OK, True, None
-            yield item
-            return
-        challenge = challenge_reason(response.status, headers, title, lv.cloudflare_headers, lv.cloudflare_titles,
-                                     lv.indeterminate_status_codes)
-        outcome = (UNAVAILABLE, challenge) if challenge else status_outcome(response.status, lv.indeterminate_status_codes)
-        if outcome:
-            item.fetch_status, item.note = outcome
-            refused = response.meta.get("sv_retry_after_refused")
-            if refused:
-                item.note += f"; Retry-After {refused:g} s is longer than we wait"
-            elif item.attempts > 1:
-                item.note += f" after {item.attempts} attempts"
-            item.body = None
-        else:
-            item.fetch_status = OK
-            item.note = stopped
-            if response.meta.get("sv_shell"):
-                item.note = f"JavaScript shell ({response.meta['sv_shell']}); rendering is off (SV_RENDER_ENABLED)"
-            elif item.rendered:
-                item.note = f"rendered in Chromium ({response.meta.get('sv_render_reason', 'requested')})"
-            if stopped.startswith("binary"):
-                item.body = body[:1024]
-        yield item
+        body = response.body
+        title = html_title(body[:20000].decode("utf-8", "replace")) if b"<title" in body[:20000].lower() else ""
+        stopped = response.meta.get("sv_stopped", "")
+        fetched = Fetched(
+            url, now_iso(), final_url=response.url, http_status=response.status, headers=headers, title=title,
+            rendered="playwright" in response.flags, via_browser=bool(response.meta.get("playwright")),
+            render_reason=response.meta.get("sv_render_reason", ""), attempts=response.meta.get("retry_times", 0) + 1,
+            truncated="download_stopped" in response.flags and not stopped.startswith("binary"), stopped=stopped,
+            shell=response.meta.get("sv_shell", ""), retry_after_refused=response.meta.get("sv_retry_after_refused") or 0.0,
+        )
+        yield PageItem(url=url, claims=self._claims_of(url), fetched=fetched,
+                       body=body_to_read(fetched, body, page_rules(self.runtime.config)),
+                       lang=headers.get("content-language", "").split(",")[0].strip())
 
     def on_error(self, failure: Failure) -> Any:
         request = failure.request  # type: ignore[attr-defined]
         url = request.meta["sv_url"]
-        status, note = _failure_note(failure, request.meta.get("retry_times", 0) + 1)
-        if request.meta.get("playwright") and status == UNAVAILABLE:
-            note = _render_failure(failure.value or Exception("unknown"))
         self.crawler.stats.inc_value(f"sv/spider/failure/{type(failure.value).__name__}")
-        yield PageItem(url=url, claims=self._claims_of(url), fetch_status=status, note=note, fetched_at=now_iso(),
-                       final_url=request.url)
+        fetched = Fetched(url, now_iso(), final_url=request.url, attempts=request.meta.get("retry_times", 0) + 1,
+                          via_browser=bool(request.meta.get("playwright")), failure=describe_failure(failure))
+        yield PageItem(url=url, claims=self._claims_of(url), fetched=fetched)
