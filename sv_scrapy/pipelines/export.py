@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
@@ -15,13 +14,13 @@ from sv_scrapy.core.pagerecord import unfetched_record
 from sv_scrapy.core.worklist import summary_lines, worklist_stats
 from sv_scrapy.extensions.outcome import record_failure, run_failure
 from sv_scrapy.pipelines import require_job
+from sv_scrapy.run import run_of
 
 if TYPE_CHECKING:
     from typing import Self
 
+    from scrapy import Spider
     from scrapy.crawler import Crawler
-
-    from sv_scrapy.spiders.base import ClaimSpider
 
 
 class WorklistExportPipeline:
@@ -40,17 +39,18 @@ class WorklistExportPipeline:
             self.records.setdefault(record["id"], record)
         return item
 
-    def spider_closed(self, spider: ClaimSpider, reason: str) -> None:
+    def spider_closed(self, spider: Spider, reason: str) -> None:
         why = "not fetched" if reason == "finished" else f"not fetched: the crawl ended early ({reason})"
-        items = [self.records.get(c["id"]) or unfetched_record(c, why) for c in spider.claims]
+        run = run_of(self.crawler)
+        items = [self.records.get(c["id"]) or unfetched_record(c, why) for c in run.claims]
         stats = worklist_stats(items)
-        path = Path(spider.output_dir) / "worklist.json"
+        path = run.out_dir / "worklist.json"
         failure = run_failure(self.crawler)
         try:
             write_json(path, {
                 "version": 1,
                 "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "params": spider.params,
+                "params": run.params,
                 "complete": not failure,
                 "problems": [failure] if failure else [],
                 "stats": stats,

@@ -14,6 +14,7 @@ from itemadapter import ItemAdapter
 from sv_scrapy.core.ocr import OcrSettings, OcrText, OcrUnavailable, installed_languages, languages_for, needs_ocr, ocr_pdf
 from sv_scrapy.core.pdf import pdf_to_text
 from sv_scrapy.core.text import raw_hash
+from sv_scrapy.run import find_run
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
@@ -55,7 +56,8 @@ class PdfTextPipeline:
 
     @property
     def _store(self) -> ContentStore | None:
-        return getattr(self.crawler.spider, "store", None)
+        run = find_run(self.crawler)
+        return run.store if run is not None else None
 
     async def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 
 from sv_scrapy.core.pagerecord import Previous, page_records
+from sv_scrapy.run import run_of
 from sv_scrapy.runtime import load_cached, page_rules
 
 if TYPE_CHECKING:
@@ -33,13 +34,13 @@ class RecordsPipeline:
         page = ItemAdapter(item)
         if page["from_journal"]:
             return item
-        previous = None
+        run, previous = run_of(self.crawler), None
         if self.remembers:
-            store = self.crawler.spider.store  # type: ignore[union-attr]
-            previous = Previous(store.load(page["url"]), store.stable_text(page["url"]))
+            previous = Previous(run.store.load(page["url"]), run.store.stable_text(page["url"]))
         outcome = page_records(page["fetched"], item.reading(), page["claims"], self.rules, previous)
         page["outcome"] = outcome
         for prior in outcome.priors:
             self.crawler.stats.inc_value(f"sv/prior/{prior}")
         self.crawler.stats.inc_value(f"sv/fetch_status/{outcome.raw_status}")
+        run.pages_done[outcome.raw_status] += 1
         return item

@@ -10,6 +10,7 @@ from itemadapter import ItemAdapter
 from sv_scrapy.core.pagerecord import next_entry
 from sv_scrapy.pipelines import require_job
 from sv_scrapy.pipelines.hashes import keeps_pdf_bytes
+from sv_scrapy.run import run_of
 
 if TYPE_CHECKING:
     from typing import Self
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
 
 class _CrawlerPipeline:
-    """A pipeline of one job that only needs the crawler (its spider holds the content store)."""
+    """A pipeline of one job that only needs the crawler (its run holds the content store)."""
 
     job = "audit"
 
@@ -38,7 +39,7 @@ class StoreRestorePipeline(_CrawlerPipeline):
         page = ItemAdapter(item)
         if page["fetched"].http_status != 304:
             return item
-        store = self.crawler.spider.store  # type: ignore[union-attr]
+        store = run_of(self.crawler).store
         entry, text = store.load(page["url"]), store.text(page["url"])
         page["restored"] = entry is not None and text is not None
         if entry is None or text is None:
@@ -56,8 +57,8 @@ class StoreUpdatePipeline(_CrawlerPipeline):
         page = ItemAdapter(item)
         if page["from_journal"]:
             return item
-        spider = self.crawler.spider
-        store, run_id = spider.store, spider.run_id  # type: ignore[union-attr]
+        run = run_of(self.crawler)
+        store, run_id = run.store, run.run_id
         url, outcome, fetched = page["url"], page["outcome"], page["fetched"]
         previous = store.load(url)
         if page["content_hash"] and outcome.state is not None:
@@ -82,7 +83,7 @@ class StoreTextPipeline(_CrawlerPipeline):
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
-        store = self.crawler.spider.store  # type: ignore[union-attr]
+        store = run_of(self.crawler).store
         if page["text"]:
             store.save_text(page["url"], page["text"])
         if keeps_pdf_bytes(page):

@@ -29,6 +29,7 @@ from sv_scrapy.core.text import decode_html, html_title, html_to_text
 from sv_scrapy.downloadermiddlewares.guard import TargetRefused
 from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
 from sv_scrapy.items import PageItem
+from sv_scrapy.run import Run, attach, run_of
 from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, page_rules, resolve
 
 if TYPE_CHECKING:
@@ -84,15 +85,9 @@ def describe_failure(failure: Failure) -> FetchFailure:
 
 
 class ClaimSpider(scrapy.Spider):
-    """Base: ``self.claims`` (selected claim records) decide which URLs are fetched."""
+    """Base: the run's claims (``open_run``) decide which URLs are fetched."""
 
     ARGUMENTS: ClassVar[tuple[str, ...]] = ()
-
-    runtime: Runtime
-    claims: list[dict[str, Any]]
-    by_url: dict[str, list[dict[str, Any]]]  # the claims citing each URL, one request each
-    params: dict[str, Any]
-    output_dir: str
 
     @classmethod
     def parse_arguments(cls, raw: Mapping[str, Any]) -> dict[str, Any]:  # pragma: no cover
@@ -110,17 +105,16 @@ class ClaimSpider(scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
-        spider.runtime = resolve(crawler.settings)
-        spider.params = cls.parse_arguments(kwargs)
-        spider.output_dir = str(spider.runtime.output_dir)
-        spider.claims = spider.select_claims()
-        spider.by_url = {}
-        for claim in spider.claims:
-            spider.by_url.setdefault(claim["source_url"], []).append(claim)
+        attach(crawler, spider.open_run(resolve(crawler.settings), cls.parse_arguments(kwargs)))
         return spider
 
-    def select_claims(self) -> list[dict[str, Any]]:  # pragma: no cover
+    def open_run(self, rt: Runtime, params: dict[str, Any]) -> Run:  # pragma: no cover
+        """The crawl's ``Run``: its claims selected, its store opened (once, from ``from_crawler``)."""
         raise NotImplementedError
+
+    @property
+    def run(self) -> Run:
+        return run_of(self.crawler)
 
     @classmethod
     def extract(cls, rt: Runtime, params: Mapping[str, Any]) -> Extraction:
@@ -157,7 +151,7 @@ class ClaimSpider(scrapy.Spider):
     def request_for(self, url: str, render_reason: str = "") -> scrapy.Request:
         meta: dict[str, Any] = {"sv_url": url, "handle_httpstatus_list": HANDLED_STATUSES, "dont_merge_cookies": True}
         host = urlsplit(url).hostname or ""
-        if not render_reason and host_listed(host, self.runtime.config.fetch.js_spa_hosts):
+        if not render_reason and host_listed(host, self.run.runtime.config.fetch.js_spa_hosts):
             render_reason = "host listed in js_spa_hosts"
         if render_reason and self.render_enabled:
             meta.update(playwright=True, sv_render_reason=render_reason, playwright_context="sv",
@@ -180,7 +174,7 @@ class ClaimSpider(scrapy.Spider):
         # most pages show no app marker at all: only those pay for a second text extraction
         if not shell_markers(decoded):
             return None
-        signs = shell_signs(decoded, html_to_text(decoded), self.runtime.config.fetch.min_text_chars)
+        signs = shell_signs(decoded, html_to_text(decoded), self.run.runtime.config.fetch.min_text_chars)
         if not signs:
             return None
         self.crawler.stats.inc_value("sv/render/shell_detected")
@@ -190,16 +184,13 @@ class ClaimSpider(scrapy.Spider):
         return self.request_for(url, render_reason="looks client-rendered: " + ", ".join(signs))
 
     async def start(self) -> AsyncIterator[Any]:
-        for url, claims in self.by_url.items():
-            reason = refusal_reason(url, self.runtime.config.liveness.excluded_hosts)
+        for url, claims in self.run.by_url.items():
+            reason = refusal_reason(url, self.run.runtime.config.liveness.excluded_hosts)
             if reason:
                 self.crawler.stats.inc_value("sv/spider/excluded")
                 yield PageItem(url=url, claims=claims, fetched=Fetched(url, now_iso(), refused=reason))
                 continue
             yield self.request_for(url)
-
-    def _claims_of(self, url: str) -> list[dict[str, Any]]:
-        return self.by_url.get(url, [])
 
     def parse_page(self, response: Response) -> Any:
         url = response.meta["sv_url"]
@@ -219,8 +210,8 @@ class ClaimSpider(scrapy.Spider):
             truncated="download_stopped" in response.flags and not stopped.startswith("binary"), stopped=stopped,
             shell=response.meta.get("sv_shell", ""), retry_after_refused=response.meta.get("sv_retry_after_refused") or 0.0,
         )
-        yield PageItem(url=url, claims=self._claims_of(url), fetched=fetched,
-                       body=body_to_read(fetched, body, page_rules(self.runtime.config)),
+        yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched,
+                       body=body_to_read(fetched, body, page_rules(self.run.runtime.config)),
                        lang=headers.get("content-language", "").split(",")[0].strip())
 
     def on_error(self, failure: Failure) -> Any:
@@ -229,4 +220,4 @@ class ClaimSpider(scrapy.Spider):
         self.crawler.stats.inc_value(f"sv/spider/failure/{type(failure.value).__name__}")
         fetched = Fetched(url, now_iso(), final_url=request.url, attempts=request.meta.get("retry_times", 0) + 1,
                           via_browser=bool(request.meta.get("playwright")), failure=describe_failure(failure))
-        yield PageItem(url=url, claims=self._claims_of(url), fetched=fetched)
+        yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched)

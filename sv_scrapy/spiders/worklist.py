@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.sampling import select_sample
 from sv_scrapy.core.store import ContentStore
+from sv_scrapy.run import Run
+from sv_scrapy.runtime import Runtime
 from sv_scrapy.spiders.base import ClaimSpider, parse_bool, parse_date, parse_int
 
 
@@ -32,10 +33,9 @@ class WorklistSpider(ClaimSpider):
                       else datetime.now(UTC).date()).isoformat(),
         }
 
-    def select_claims(self) -> list[dict[str, Any]]:
-        rt, p = self.runtime, self.params
+    def open_run(self, rt: Runtime, params: dict[str, Any]) -> Run:
+        p = params
         extraction = self.extract(rt, p)
-        self.store = ContentStore(Path(self.output_dir) / "store")
         for problem in extraction.skipped:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
         size = rt.config.sampling.default_sample if p["sample"] is None else p["sample"]
@@ -44,4 +44,4 @@ class WorklistSpider(ClaimSpider):
         p["sample"] = size
         p["claims_in_scope"] = len(extraction.claims)
         self.logger.info("selected %(n)d of %(total)d claims", {"n": len(chosen), "total": len(extraction.claims)})
-        return [c.as_dict() for c in chosen]
+        return Run("worklist", rt, p, [c.as_dict() for c in chosen], ContentStore(rt.output_dir / "store"), rt.output_dir)
