@@ -23,8 +23,8 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
 from sv_scrapy.config import load_config  # noqa: E402
-from sv_scrapy.core.claims import extract_corpus  # noqa: E402
-from sv_scrapy.core.prefilter import PrefilterSettings, prior_for_text  # noqa: E402
+from sv_scrapy.core.claims.claims import extract_corpus  # noqa: E402
+from sv_scrapy.core.page.prefilter import PrefilterSettings, prior_for_text  # noqa: E402
 from sv_scrapy.llm.batch import BatchRunner  # noqa: E402
 from sv_scrapy.llm.client import Outcome, make_client, run_sync  # noqa: E402
 from sv_scrapy.llm.cost import CHARS_PER_TOKEN, Usage, cache_hit_share, cost_usd, total  # noqa: E402

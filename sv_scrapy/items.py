@@ -2,7 +2,7 @@
 
 The spider fills ``fetched`` (what the downloader produced) and ``body``; the reading
 pipelines fill the reading fields (text, PDF text, hashes); ``RecordsPipeline`` hands both to
-``core.pagerecord.page_records`` and keeps its ``outcome`` (fetch_status, note, claim records).
+``core.page.pagerecord.page_records`` and keeps its ``outcome`` (fetch_status, note, claim records).
 Pipelines read it through itemadapter.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sv_scrapy.core.pagerecord import Fetched, PageOutcome, Reading
+from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome, Reading
 
 
 @dataclass
@@ -20,14 +20,14 @@ class PageItem:
     claims: list[dict[str, Any]]  # the claim records citing it
     fetched: Fetched  # the response, failure or refusal, as facts
     body: bytes | None = None  # dropped once text is extracted (kept for PDFs without text)
-    # what the reading stages found (core.pagerecord.Reading)
+    # what the reading stages found (core.page.pagerecord.Reading)
     kind: str = ""  # html | text | pdf | binary
     lang: str = ""  # the page's language as it declares it (Content-Language, <html lang>): a matching hint
     text: str = ""
     text_method: str = ""  # html | text | pdf:pypdfium2 | pdf:pdfminer | ocr
     pdf: str = ""  # "" | disabled | cut | no_text
     read_note: str = ""
-    ocr: dict[str, Any] | None = None  # a scan's OCR reading: confidence, pages read (core.ocr.OcrText.summary)
+    ocr: dict[str, Any] | None = None  # a scan's OCR reading: confidence, pages read (core.page.ocr.OcrText.summary)
     content_hash: str = ""
     raw_hash: str = ""
     restored: bool | None = None  # a 304: whether the store had its text

@@ -17,7 +17,7 @@ from weakref import WeakKeyDictionary
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from sv_scrapy.core.store import ContentStore
+    from sv_scrapy.core.audit.store import ContentStore
     from sv_scrapy.runtime import Runtime
 
 

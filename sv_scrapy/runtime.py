@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from sv_scrapy.config import Config, load_config
-from sv_scrapy.core.claims import ExtractOptions
+from sv_scrapy.core.claims.claims import ExtractOptions
 from sv_scrapy.core.errors import ArgumentError, CorpusError
-from sv_scrapy.core.pagerecord import PageRules
-from sv_scrapy.core.prefilter import PrefilterSettings
+from sv_scrapy.core.page.pagerecord import PageRules
+from sv_scrapy.core.page.prefilter import PrefilterSettings
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
@@ -63,7 +63,7 @@ def load_cached(config_dir: str | Path) -> Config:
 
 
 def page_rules(config: Config) -> PageRules:
-    """What ``core.pagerecord`` needs of the config to judge a page."""
+    """What ``core.page.pagerecord`` needs of the config to judge a page."""
     fetch, lv = config.fetch, config.liveness
     return PageRules(
         prefilter=PrefilterSettings(excerpt_window_chars=fetch.excerpt_window_chars, max_excerpts=fetch.max_excerpts_per_claim,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sv_scrapy.config import load_config
+from sv_scrapy.core.claims.linter import flag_line, lint_corpus
 from sv_scrapy.core.hosts import HostRules
-from sv_scrapy.core.linter import flag_line, lint_corpus
 from sv_scrapy.runtime import Runtime
 
 from .conftest import run_scrapy

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.core.store import ContentStore
+from sv_scrapy.core.audit.store import ContentStore
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.pdfgen import scan_pdf
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.core.store import ContentStore, url_key
+from sv_scrapy.core.audit.store import ContentStore, url_key
 from testing.mockweb import MockWeb, Route
 
 from .conftest import PROJECT_DIR, SCRAPY, run_scrapy

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.core.store import ContentStore
+from sv_scrapy.core.audit.store import ContentStore
 from testing.mockweb.anthropic_stub import AnthropicStub
 from testing.mockweb.pdfgen import scanned_pdf
 

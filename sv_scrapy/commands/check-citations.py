@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.atomic import write_json
-from sv_scrapy.core.linter import lint_corpus
+from sv_scrapy.core.claims.linter import lint_corpus
 
 if TYPE_CHECKING:
     import argparse

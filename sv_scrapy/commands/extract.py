@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.atomic import write_json
-from sv_scrapy.core.candidates import allowlist_candidates
-from sv_scrapy.core.claims import extract_corpus, extraction_stats, unknown_scope
+from sv_scrapy.core.claims.candidates import allowlist_candidates
+from sv_scrapy.core.claims.claims import extract_corpus, extraction_stats, unknown_scope
+from sv_scrapy.core.claims.sampling import stamp_age_days
 from sv_scrapy.core.errors import ArgumentError
-from sv_scrapy.core.sampling import stamp_age_days
 
 if TYPE_CHECKING:
     import argparse

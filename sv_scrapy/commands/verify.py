@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.atomic import write_json, write_text
+from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.errors import ArgumentError
-from sv_scrapy.core.store import ContentStore
 from sv_scrapy.llm.batch import BatchRunner
 from sv_scrapy.llm.client import API, LlmUnavailable, Outcome, count_tokens, make_client, run_sync
 from sv_scrapy.llm.cost import CHARS_PER_TOKEN, cache_hit_share, cost_usd, estimate_cost, total

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 
-from sv_scrapy.config import Liveness
+from sv_scrapy.core.policy import Liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, backoff_seconds, parse_retry_after
 from sv_scrapy.downloadhandlers.paced import HOLD_HOST, NOT_BEFORE
 from sv_scrapy.runtime import load_cached

@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy import signals
 
-from sv_scrapy.core import history
 from sv_scrapy.core.atomic import write_json, write_text
-from sv_scrapy.core.audit import audit_stats
-from sv_scrapy.core.auditdoc import enrich
+from sv_scrapy.core.audit import history
+from sv_scrapy.core.audit.news import new_findings, news
+from sv_scrapy.core.audit.stats import audit_stats
 from sv_scrapy.core.errors import OutputError
-from sv_scrapy.core.news import new_findings, news
-from sv_scrapy.core.pagerecord import unfetched_record
-from sv_scrapy.core.report_html import render_html
-from sv_scrapy.core.report_md import issue_markdown, render_markdown
-from sv_scrapy.core.sourcelinks import resolve_links
+from sv_scrapy.core.page.pagerecord import unfetched_record
+from sv_scrapy.core.report.auditdoc import enrich
+from sv_scrapy.core.report.report_html import render_html
+from sv_scrapy.core.report.report_md import issue_markdown, render_markdown
+from sv_scrapy.core.report.sourcelinks import resolve_links
 from sv_scrapy.extensions.outcome import record_failure, run_failure
 from sv_scrapy.pipelines import require_job
 from sv_scrapy.run import run_of

@@ -6,7 +6,7 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
-from sv_scrapy.core.text import content_hash, raw_hash
+from sv_scrapy.core.page.text import content_hash, raw_hash
 
 
 def keeps_pdf_bytes(page: ItemAdapter) -> bool:

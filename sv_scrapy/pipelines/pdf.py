@@ -11,9 +11,9 @@ from urllib.parse import urlsplit
 
 from itemadapter import ItemAdapter
 
-from sv_scrapy.core.ocr import OcrSettings, OcrText, OcrUnavailable, installed_languages, languages_for, needs_ocr, ocr_pdf
-from sv_scrapy.core.pdf import pdf_to_text
-from sv_scrapy.core.text import raw_hash
+from sv_scrapy.core.page.ocr import OcrSettings, OcrText, OcrUnavailable, installed_languages, languages_for, needs_ocr, ocr_pdf
+from sv_scrapy.core.page.pdf import pdf_to_text
+from sv_scrapy.core.page.text import raw_hash
 from sv_scrapy.run import find_run
 from sv_scrapy.runtime import load_cached
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
 
-    from sv_scrapy.core.store import ContentStore
+    from sv_scrapy.core.audit.store import ContentStore
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class PdfTextPipeline:
             return item
         if page["kind"] != "pdf":
             return item
-        # what is not read is named here; core.pagerecord says what that makes the page
+        # what is not read is named here; core.page.pagerecord says what that makes the page
         if not self.enabled:
             page["pdf"] = "disabled"
             return item

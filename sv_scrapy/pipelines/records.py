@@ -1,4 +1,4 @@
-"""Claim records: the page's facts and reading handed to ``core.pagerecord.page_records``,
+"""Claim records: the page's facts and reading handed to ``core.page.pagerecord.page_records``,
 its outcome (fetch_status, note, one record per claim) kept on the item."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from sv_scrapy.core.pagerecord import Previous, page_records
+from sv_scrapy.core.page.pagerecord import Previous, page_records
 from sv_scrapy.run import run_of
 from sv_scrapy.runtime import load_cached, page_rules
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
 
-    from sv_scrapy.core.pagerecord import PageRules
+    from sv_scrapy.core.page.pagerecord import PageRules
 
 
 class RecordsPipeline:

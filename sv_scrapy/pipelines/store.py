@@ -1,5 +1,5 @@
 """The content store in the pipeline: 304s restored from it before the records are made; each
-page's texts and next entry (``core.pagerecord.next_entry``) journalled after."""
+page's texts and next entry (``core.page.pagerecord.next_entry``) journalled after."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from sv_scrapy.core.pagerecord import next_entry
+from sv_scrapy.core.page.pagerecord import next_entry
 from sv_scrapy.pipelines import require_job
 from sv_scrapy.pipelines.hashes import keeps_pdf_bytes
 from sv_scrapy.run import run_of

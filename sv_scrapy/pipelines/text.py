@@ -1,5 +1,5 @@
 """Classify a fetched body (PDF by magic bytes, binary, HTML, plain text) and read HTML/text;
-a binary is only named here (``core.pagerecord`` makes it ``BINARY``)."""
+a binary is only named here (``core.page.pagerecord`` makes it ``BINARY``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from sv_scrapy.core.pdf import is_pdf
-from sv_scrapy.core.text import decode_html, html_lang, html_to_text
+from sv_scrapy.core.page.pdf import is_pdf
+from sv_scrapy.core.page.text import decode_html, html_lang, html_to_text
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class TextPipeline:
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
         body, fetched = page["body"], page["fetched"]
-        if body is None:  # a failure, a refusal or a 304: nothing to read (core.pagerecord.body_to_read)
+        if body is None:  # a failure, a refusal or a 304: nothing to read (core.page.pagerecord.body_to_read)
             return item
         kind = classify(body, fetched.content_type, self.binary_prefixes)
         page["kind"] = kind

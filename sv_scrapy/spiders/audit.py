@@ -16,11 +16,11 @@ from typing import Any
 
 import scrapy
 
-from sv_scrapy.core.candidates import allowlist_candidates
+from sv_scrapy.core.audit.store import ContentStore
+from sv_scrapy.core.claims.candidates import allowlist_candidates
+from sv_scrapy.core.claims.linter import lint_corpus
 from sv_scrapy.core.errors import OutputError
-from sv_scrapy.core.linter import lint_corpus
-from sv_scrapy.core.pagerecord import Fetched, journal_outcome
-from sv_scrapy.core.store import ContentStore
+from sv_scrapy.core.page.pagerecord import Fetched, journal_outcome
 from sv_scrapy.items import PageItem
 from sv_scrapy.run import Run
 from sv_scrapy.runtime import PROJECT_DIR, Runtime

@@ -19,13 +19,13 @@ from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
 from sv_scrapy.core.atomic import check_writable
-from sv_scrapy.core.claims import Extraction, extract_corpus, unknown_scope
+from sv_scrapy.core.audit.runlock import acquire
+from sv_scrapy.core.claims.claims import Extraction, extract_corpus, unknown_scope
 from sv_scrapy.core.errors import ArgumentError
-from sv_scrapy.core.pagerecord import Fetched, FetchFailure, body_to_read
-from sv_scrapy.core.runlock import acquire
-from sv_scrapy.core.safety import host_listed, refusal_reason
-from sv_scrapy.core.shell import shell_markers, shell_signs
-from sv_scrapy.core.text import decode_html, html_title, html_to_text
+from sv_scrapy.core.page.pagerecord import Fetched, FetchFailure, body_to_read
+from sv_scrapy.core.page.safety import host_listed, refusal_reason
+from sv_scrapy.core.page.shell import shell_markers, shell_signs
+from sv_scrapy.core.page.text import decode_html, html_title, html_to_text
 from sv_scrapy.downloadermiddlewares.guard import TargetRefused
 from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
 from sv_scrapy.items import PageItem
@@ -74,7 +74,7 @@ def parse_date(name: str, raw: str) -> date:
 
 
 def describe_failure(failure: Failure) -> FetchFailure:
-    """The downloader's exception as facts for ``core.pagerecord.failure_outcome``."""
+    """The downloader's exception as facts for ``core.page.pagerecord.failure_outcome``."""
     exc = failure.value
     if isinstance(exc, RobotsDisallowed):
         return FetchFailure("robots")

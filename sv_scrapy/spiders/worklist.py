@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sv_scrapy.core.sampling import select_sample
-from sv_scrapy.core.store import ContentStore
+from sv_scrapy.core.audit.store import ContentStore
+from sv_scrapy.core.claims.sampling import select_sample
 from sv_scrapy.run import Run
 from sv_scrapy.runtime import Runtime
 from sv_scrapy.spiders.base import ClaimSpider, parse_bool, parse_date, parse_int

@@ -65,7 +65,7 @@ def pdf_pages(data: bytes) -> int:
 
 
 def pdf_has_text(data: bytes) -> bool:
-    from sv_scrapy.core.pdf import pdf_to_text
+    from sv_scrapy.core.page.pdf import pdf_to_text
 
     return pdf_to_text(data).has_text
 

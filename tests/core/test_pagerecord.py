@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.core.changes import ContentState
-from sv_scrapy.core.pagerecord import (
+from sv_scrapy.core.audit.changes import ContentState
+from sv_scrapy.core.audit.store import Entry
+from sv_scrapy.core.claims.values import extract_values
+from sv_scrapy.core.page.pagerecord import (
     CLAIM_KEYS,
     Fetched,
     FetchFailure,
@@ -20,10 +22,8 @@ from sv_scrapy.core.pagerecord import (
     page_records,
     unfetched_record,
 )
-from sv_scrapy.core.prefilter import PrefilterSettings
-from sv_scrapy.core.store import Entry
-from sv_scrapy.core.text import content_hash
-from sv_scrapy.core.values import extract_values
+from sv_scrapy.core.page.prefilter import PrefilterSettings
+from sv_scrapy.core.page.text import content_hash
 
 URL = "https://tax.example.gouv.fr/dmto"
 RULES = PageRules(prefilter=PrefilterSettings(excerpt_window_chars=40, max_excerpts=2, min_text_chars=0),

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from sv_scrapy.core.claims import SecondaryCitation
+from sv_scrapy.core.claims.claims import SecondaryCitation
 from sv_scrapy.core.escape import md, md_code
 
 # words naming official bodies in the languages the corpus cites; matched on word starts

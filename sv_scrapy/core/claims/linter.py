@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sv_scrapy.core.claims import FENCE_RE, HEADING_RE, ExtractOptions, iter_markdown, scope_for, scope_matches
+from sv_scrapy.core.claims.claims import FENCE_RE, HEADING_RE, ExtractOptions, iter_markdown, scope_for, scope_matches
+from sv_scrapy.core.claims.links import attribute, find_links, mask_urls, pointer_flags
+from sv_scrapy.core.claims.stamps import mask_stamp_dates
+from sv_scrapy.core.claims.values import extract_values
 from sv_scrapy.core.hosts import SECONDARY, HostRules
-from sv_scrapy.core.links import attribute, find_links, mask_urls, pointer_flags
-from sv_scrapy.core.stamps import mask_stamp_dates
-from sv_scrapy.core.values import extract_values
 
 _HOSTLIKE_LABEL = re.compile(r"^[a-z0-9][a-z0-9.-]*\.[a-z]{2,}/?$", re.IGNORECASE)
 

@@ -26,7 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sv_scrapy.core.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, Prior
+from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, Prior
 
 # Tesseract's pack names for CLDR language codes (tesseract names packs by ISO 639-2/T, and
 # Chinese by script); only languages with a pack are listed

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.atomic import write_bytes, write_json, write_text
-from sv_scrapy.core.changes import ContentState
+from sv_scrapy.core.audit.changes import ContentState
 
 logger = logging.getLogger(__name__)
 
@@ -229,7 +229,7 @@ class ContentStore:
     def save_history(self, history: list[dict[str, Any]]) -> None:
         write_json(self.root / "history.json", history)
 
-    # -- the OCR cache: ocr/<raw hash>.json, what OCR read of a scan (core/ocr.py) ----------
+    # -- the OCR cache: ocr/<raw hash>.json, what OCR read of a scan (core/page/ocr.py) ----------
     def _ocr_path(self, raw_hash: str) -> Path | None:
         """The cache file of a PDF's raw hash; None for anything but a hex digest."""
         if not 16 <= len(raw_hash) <= 64 or raw_hash.strip("0123456789abcdef"):

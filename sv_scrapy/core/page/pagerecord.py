@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from sv_scrapy.core.changes import ContentState, changed_lines, fail_streak, settle, stale_changed
-from sv_scrapy.core.fetchstatus import BINARY, DEAD, EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
-from sv_scrapy.core.ocr import ocr_digits, ocr_prior
-from sv_scrapy.core.pagescan import PageIndex
-from sv_scrapy.core.prefilter import (
+from sv_scrapy.core.audit.changes import ContentState, changed_lines, fail_streak, settle, stale_changed
+from sv_scrapy.core.audit.store import Entry
+from sv_scrapy.core.page.fetchstatus import BINARY, DEAD, EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
+from sv_scrapy.core.page.ocr import ocr_digits, ocr_prior
+from sv_scrapy.core.page.pagescan import PageIndex
+from sv_scrapy.core.page.prefilter import (
     PDF_NO_TEXT,
     SOURCE_BINARY,
     SOURCE_UNAVAILABLE,
@@ -26,7 +27,6 @@ from sv_scrapy.core.prefilter import (
     prior_for_text,
     prior_without_text,
 )
-from sv_scrapy.core.store import Entry
 
 # the claim record: the seed's fields first (copied from the claim), then what a reviewer also wants
 CLAIM_KEYS = ("id", "scope", "section", "line_no", "claim_text", "values", "source_url", "source_host",

@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sv_scrapy.core.fetchstatus import DEAD, OK, UNAVAILABLE
-from sv_scrapy.core.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT
+from sv_scrapy.core.page.fetchstatus import DEAD, OK, UNAVAILABLE
+from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT
 
 _ATTEMPTS = re.compile(r" after \d+ attempt(?:\(s\)|s)?")
 

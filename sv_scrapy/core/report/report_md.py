@@ -14,12 +14,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sv_scrapy.core.audit import buckets, reason_group, run_notes, standing, top
-from sv_scrapy.core.claimtext import claim_md
+from sv_scrapy.core.audit.history import comparison, delta
+from sv_scrapy.core.audit.news import NEW_CLAIM, NEWS_SECTIONS, STALE_CHANGED, VANISHED, news
+from sv_scrapy.core.audit.stats import buckets, reason_group, run_notes, standing, top
 from sv_scrapy.core.escape import md, md_code, md_inline, md_text
-from sv_scrapy.core.history import comparison, delta
-from sv_scrapy.core.issuecut import GITHUB_ISSUE_LIMIT, Section, fit, join
-from sv_scrapy.core.news import NEW_CLAIM, NEWS_SECTIONS, STALE_CHANGED, VANISHED, news
+from sv_scrapy.core.report.claimtext import claim_md
+from sv_scrapy.core.report.issuecut import GITHUB_ISSUE_LIMIT, Section, fit, join
 
 HEADER = (
     "> **Tripwires, not verdicts.** A `TOKENS_ABSENT` figure may sit on a deeper page or be written "

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sv_scrapy.core.audit import buckets, by_scope_priors, reason_group, run_notes, standing, top
-from sv_scrapy.core.claimtext import claim_html
+from sv_scrapy.core.audit.history import comparison, delta, trend_svg
+from sv_scrapy.core.audit.news import NEW_CLAIM, NEWS_SECTIONS, STALE_CHANGED, VANISHED, news
+from sv_scrapy.core.audit.stats import buckets, by_scope_priors, reason_group, run_notes, standing, top
 from sv_scrapy.core.escape import h, safe_href
-from sv_scrapy.core.history import comparison, delta, trend_svg
-from sv_scrapy.core.news import NEW_CLAIM, NEWS_SECTIONS, STALE_CHANGED, VANISHED, news
-from sv_scrapy.core.prefilter import PRIORS
+from sv_scrapy.core.page.prefilter import PRIORS
+from sv_scrapy.core.report.claimtext import claim_html
 
 COLOURS = {
     "TOKENS_ABSENT": "#c0392b", "WEAK_MATCH": "#e67e22", "TOKENS_PRESENT": "#27ae60",

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sv_scrapy.core.pagescan import Hit, PageIndex
+from sv_scrapy.core.page.pagescan import Hit, PageIndex
 
 TOKENS_ABSENT = "TOKENS_ABSENT"
 WEAK_MATCH = "WEAK_MATCH"

@@ -8,12 +8,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from sv_scrapy.core.claims import Claim
-from sv_scrapy.core.hint import page_words
-from sv_scrapy.core.news import apply_transitions
-from sv_scrapy.core.prefilter import TOKENS_ABSENT, WEAK_MATCH
-from sv_scrapy.core.sampling import score
-from sv_scrapy.core.sourcelinks import SourceLinks
+from sv_scrapy.core.audit.news import apply_transitions
+from sv_scrapy.core.claims.claims import Claim
+from sv_scrapy.core.claims.sampling import score
+from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, WEAK_MATCH
+from sv_scrapy.core.report.hint import page_words
+from sv_scrapy.core.report.sourcelinks import SourceLinks
 
 TEXT_METHODS = ("html", "pdf", "ocr", "rendered")
 _CLAIM_FIELDS = tuple(Claim.__dataclass_fields__)

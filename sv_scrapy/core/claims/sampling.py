@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from datetime import date
 
-from sv_scrapy.core.claims import Claim
+from sv_scrapy.core.claims.claims import Claim
 
 
 def stamp_age_days(stamp: Mapping[str, str] | None, as_of: date) -> int | None:

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sv_scrapy.core.prefilter import TOKENS_ABSENT
+from sv_scrapy.core.page.prefilter import TOKENS_ABSENT
 
 
 def worklist_stats(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
