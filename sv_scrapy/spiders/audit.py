@@ -16,6 +16,7 @@ from typing import Any
 
 import scrapy
 
+from sv_scrapy.core.args import parse_bool
 from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.claims.candidates import allowlist_candidates
 from sv_scrapy.core.claims.linter import lint_corpus
@@ -24,7 +25,7 @@ from sv_scrapy.core.page.pagerecord import Fetched, journal_outcome
 from sv_scrapy.items import PageItem
 from sv_scrapy.run import Run
 from sv_scrapy.runtime import PROJECT_DIR, Runtime
-from sv_scrapy.spiders.base import ClaimSpider, now_iso, parse_bool
+from sv_scrapy.spiders.base import ClaimSpider, now_iso
 
 
 class AuditSpider(ClaimSpider):
@@ -38,7 +39,7 @@ class AuditSpider(ClaimSpider):
         cls.check_known(raw)
         return {
             "country": (str(raw["country"]).strip() or None) if "country" in raw else None,
-            "ci": parse_bool("ci", raw.get("ci", "0")),
+            "ci": parse_bool("-a ci=", raw.get("ci", "0")),
         }
 
     def open_run(self, rt: Runtime, params: dict[str, Any]) -> Run:

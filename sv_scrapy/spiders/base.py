@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterator, Mapping
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
@@ -45,32 +45,6 @@ HANDLED_STATUSES = [304, *range(400, 600), 999]
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def parse_bool(name: str, raw: str) -> bool:
-    low = str(raw).strip().lower()
-    if low in ("1", "true", "yes", "on"):
-        return True
-    if low in ("0", "false", "no", "off", ""):
-        return False
-    raise ArgumentError(f"-a {name}={raw!r}: expected 1/0, true/false or yes/no")
-
-
-def parse_int(name: str, raw: str, minimum: int = 0) -> int:
-    try:
-        value = int(str(raw).strip())
-    except ValueError:
-        raise ArgumentError(f"-a {name}={raw!r}: expected a whole number") from None
-    if value < minimum:
-        raise ArgumentError(f"-a {name}={raw!r}: must be >= {minimum}")
-    return value
-
-
-def parse_date(name: str, raw: str) -> date:
-    try:
-        return date.fromisoformat(str(raw).strip())
-    except ValueError:
-        raise ArgumentError(f"-a {name}={raw!r}: expected a date YYYY-MM-DD") from None
 
 
 def describe_failure(failure: Failure) -> FetchFailure:

@@ -7,11 +7,12 @@ from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from typing import Any
 
+from sv_scrapy.core.args import parse_bool, parse_date, parse_int
 from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.claims.sampling import select_sample
 from sv_scrapy.run import Run
 from sv_scrapy.runtime import Runtime
-from sv_scrapy.spiders.base import ClaimSpider, parse_bool, parse_date, parse_int
+from sv_scrapy.spiders.base import ClaimSpider
 
 
 class WorklistSpider(ClaimSpider):
@@ -26,10 +27,10 @@ class WorklistSpider(ClaimSpider):
         return {
             "country": (str(raw["country"]).strip() or None) if "country" in raw else None,
             "section": (str(raw["section"]).strip() or None) if "section" in raw else None,
-            "sample": parse_int("sample", raw["sample"]) if "sample" in raw else None,
-            "include_secondary": parse_bool("include_secondary", raw.get("include_secondary", "0")),
-            "seed": parse_int("seed", raw.get("seed", "1234")),
-            "as_of": (parse_date("as_of", raw["as_of"]) if "as_of" in raw
+            "sample": parse_int("-a sample=", raw["sample"]) if "sample" in raw else None,
+            "include_secondary": parse_bool("-a include_secondary=", raw.get("include_secondary", "0")),
+            "seed": parse_int("-a seed=", raw.get("seed", "1234")),
+            "as_of": (parse_date("-a as_of=", raw["as_of"]) if "as_of" in raw
                       else datetime.now(UTC).date()).isoformat(),
         }
 

@@ -318,25 +318,42 @@ def extract_file(text: str, scope: str, rel: str, hosts: HostRules, opts: Extrac
             )
 
 
-def extract_corpus(root: Path, hosts: HostRules, opts: ExtractOptions) -> Extraction:
-    """Walk the corpus; an unreadable or non-UTF-8 file is recorded and skipped."""
-    out = Extraction()
-    for path, scope_dir in iter_markdown(root, opts, out.outside_root):
+@dataclass(frozen=True)
+class CorpusFile:
+    path: Path
+    rel: str  # posix path under the corpus root
+    scope: str
+    text: str
+
+
+def read_corpus(root: Path, opts: ExtractOptions, unreadable: list[str], outside: list[str] | None = None,
+                scopes_seen: set[str] | None = None) -> Iterator[CorpusFile]:
+    """The one corpus walk (extraction and the linter): each playbook in scope, read as UTF-8; an
+    unreadable or non-UTF-8 file is named in ``unreadable`` ("path: reason") and skipped."""
+    for path, scope_dir in iter_markdown(root, opts, outside):
         rel = path.relative_to(root)
         scope = scope_for(rel, scope_dir)
-        out.scopes_seen.add(scope)
+        if scopes_seen is not None:
+            scopes_seen.add(scope)
         if not scope_matches(scope, opts.country):
             continue
         try:
             text = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
-            out.unreadable.append(f"{path}: not UTF-8 (byte {exc.start})")
+            unreadable.append(f"{path}: not UTF-8 (byte {exc.start})")
             continue
         except OSError as exc:
-            out.unreadable.append(f"{path}: {exc.strerror or exc}")
+            unreadable.append(f"{path}: {exc.strerror or exc}")
             continue
+        yield CorpusFile(path, rel.as_posix(), scope, text)
+
+
+def extract_corpus(root: Path, hosts: HostRules, opts: ExtractOptions) -> Extraction:
+    """Walk the corpus; an unreadable or non-UTF-8 file is recorded and skipped."""
+    out = Extraction()
+    for file in read_corpus(root, opts, out.unreadable, out.outside_root, out.scopes_seen):
         out.files_read += 1
-        extract_file(text, scope, rel.as_posix(), hosts, opts, out)
+        extract_file(file.text, file.scope, file.rel, hosts, opts, out)
     return out
 
 

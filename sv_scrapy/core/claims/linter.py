@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sv_scrapy.core.claims.claims import FENCE_RE, HEADING_RE, ExtractOptions, iter_markdown, scope_for, scope_matches
+from sv_scrapy.core.claims.claims import FENCE_RE, HEADING_RE, ExtractOptions, read_corpus
 from sv_scrapy.core.claims.links import attribute, find_links, mask_urls, pointer_flags
 from sv_scrapy.core.claims.stamps import mask_stamp_dates
 from sv_scrapy.core.claims.values import extract_values
@@ -67,23 +67,23 @@ def flag_line(line: str, hosts: HostRules, allow: Sequence[str] = ()) -> list[tu
     return out
 
 
-def lint_corpus(root: Path, hosts: HostRules, opts: ExtractOptions, allow: Sequence[str] = ()) -> list[RootCitation]:
-    found: list[RootCitation] = []
-    for path, scope_dir in iter_markdown(root, opts):
-        rel = path.relative_to(root)
-        scope = scope_for(rel, scope_dir)
-        if not scope_matches(scope, opts.country):
-            continue
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
-            continue
+class Lint(list[RootCitation]):
+    """The findings, and ``skipped``: the files not read, with why (as extraction names them)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.skipped: list[str] = []
+
+
+def lint_corpus(root: Path, hosts: HostRules, opts: ExtractOptions, allow: Sequence[str] = ()) -> Lint:
+    out = Lint()
+    for file in read_corpus(root, opts, out.skipped, out.skipped):
         in_fence = False
-        for line_no, line in enumerate(lines, 1):
+        for line_no, line in enumerate(file.text.splitlines(), 1):
             if FENCE_RE.match(line):
                 in_fence = not in_fence
                 continue
             if not in_fence:
-                found += [RootCitation(scope, line_no, url, figure, rel.as_posix())
-                          for url, figure in flag_line(line, hosts, allow)]
-    return found
+                out += [RootCitation(file.scope, line_no, url, figure, file.rel)
+                                 for url, figure in flag_line(line, hosts, allow)]
+    return out
