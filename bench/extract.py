@@ -34,8 +34,12 @@ BASELINE_REF = "76d1325"
 # seconds per page on stdout (best of 3)
 MATCHER_SNIPPET = """
 import json, sys, time
-from sv_scrapy.core.page.prefilter import PrefilterSettings, prior_for_text
-from sv_scrapy.core.page.pagescan import PageIndex
+try:
+    from sv_scrapy.core.page.pagescan import PageIndex
+    from sv_scrapy.core.page.prefilter import PrefilterSettings, prior_for_text
+except ImportError:  # a checkout from before core was grouped by stage (issue #11)
+    from sv_scrapy.core.pagescan import PageIndex
+    from sv_scrapy.core.prefilter import PrefilterSettings, prior_for_text
 pages, claims = json.load(sys.stdin)
 settings = PrefilterSettings()
 best = float("inf")
@@ -71,7 +75,10 @@ EXTRACT_SNIPPET = """
 import sys, time
 from pathlib import Path
 from sv_scrapy.config import load_config
-from sv_scrapy.core.claims.claims import extract_corpus
+try:
+    from sv_scrapy.core.claims.claims import extract_corpus
+except ImportError:  # a checkout from before core was grouped by stage (issue #11)
+    from sv_scrapy.core.claims import extract_corpus
 from sv_scrapy.runtime import Runtime
 corpus, big = Path(sys.argv[1]), Path(sys.argv[2])
 cfg = load_config(corpus / "config")
