@@ -25,11 +25,10 @@ from sv_scrapy.core.report.report_html import render_html
 from sv_scrapy.core.report.report_md import issue_markdown, render_markdown
 from sv_scrapy.core.report.sourcelinks import resolve_links
 from sv_scrapy.extensions.outcome import record_failure, run_failure
-from sv_scrapy.pipelines import require_job
+from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.run import run_of
 
 if TYPE_CHECKING:
-    from typing import Self
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
@@ -37,18 +36,15 @@ if TYPE_CHECKING:
     from sv_scrapy.run import Run
 
 
-class AuditExportPipeline:
+class AuditExportPipeline(JobPipeline):
+    job = "audit"
+
     def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
+        super().__init__(crawler)
         self.records: dict[str, dict[str, Any]] = {}
         self.urls: dict[str, dict[str, Any]] = {}
         # spider_closed carries the finish reason; a pipeline's close_spider does not
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        require_job(crawler, "audit")
-        return cls(crawler)
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)

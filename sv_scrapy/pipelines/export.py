@@ -13,26 +13,22 @@ from sv_scrapy.core.audit.worklist import summary_lines, worklist_stats
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.pagerecord import unfetched_record
 from sv_scrapy.extensions.outcome import record_failure, run_failure
-from sv_scrapy.pipelines import require_job
+from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.run import run_of
 
 if TYPE_CHECKING:
-    from typing import Self
 
     from scrapy import Spider
     from scrapy.crawler import Crawler
 
 
-class WorklistExportPipeline:
+class WorklistExportPipeline(JobPipeline):
+    job = "worklist"
+
     def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
+        super().__init__(crawler)
         self.records: dict[str, dict[str, Any]] = {}
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        require_job(crawler, "worklist")
-        return cls(crawler)
 
     def process_item(self, item: Any) -> Any:
         for record in ItemAdapter(item)["outcome"].records:

@@ -8,32 +8,19 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 
 from sv_scrapy.core.page.pagerecord import next_entry
-from sv_scrapy.pipelines import require_job
+from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.pipelines.hashes import keeps_pdf_bytes
 from sv_scrapy.run import run_of
 
 if TYPE_CHECKING:
-    from typing import Self
 
-    from scrapy.crawler import Crawler
+    pass
 
 
-class _CrawlerPipeline:
-    """A pipeline of one job that only needs the crawler (its run holds the content store)."""
+class StoreRestorePipeline(JobPipeline):
+    """A 304 carries no body: take the text and hashes of the stored copy."""
 
     job = "audit"
-
-    def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        require_job(crawler, cls.job)
-        return cls(crawler)
-
-
-class StoreRestorePipeline(_CrawlerPipeline):
-    """A 304 carries no body: take the text and hashes of the stored copy."""
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
@@ -50,8 +37,10 @@ class StoreRestorePipeline(_CrawlerPipeline):
         return item
 
 
-class StoreUpdatePipeline(_CrawlerPipeline):
+class StoreUpdatePipeline(JobPipeline):
     """The audit's journal: the page's texts, a scan's bytes and its next store entry."""
+
+    job = "audit"
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
@@ -75,7 +64,7 @@ class StoreUpdatePipeline(_CrawlerPipeline):
         return item
 
 
-class StoreTextPipeline(_CrawlerPipeline):
+class StoreTextPipeline(JobPipeline):
     """For the worklist: keep each page's text (and a scan's bytes) for ``scrapy verify``,
     without touching the audit's change-detection state."""
 
