@@ -40,6 +40,7 @@ screenshot: install
 bench: install
 	$(BIN)/python bench/extract.py
 	$(BIN)/python bench/crawl.py
+	$(BIN)/python bench/audit.py
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/llm_cost.py
 	$(BIN)/python bench/ocr.py

@@ -1,4 +1,5 @@
-"""Crawl speed against politeness: wall time ÷ the lower bound the config allows.
+"""Crawl speed against politeness: wall time ÷ the lower bound the config allows (the
+audit cold/warm and at scale: bench/audit.py).
 
     python bench/crawl.py [--urls 600] [--hosts 60] [--pdf-pages 40]
 
@@ -10,8 +11,6 @@ shipped politeness config, and prints:
   bound is the larger of max over hosts of (requests_h − 1) · floor_h (robots.txt counts as
   a request) and (all requests − 1) / req_per_sec — goal ≤ 1.10;
 * peak RSS of the crawl process — goal ≤ 300 MB;
-* two audits over one content store (the second answered 304): warm ÷ cold wall time —
-  goal ≤ 0.4 — and how close the warm run is to its politeness floor;
 * PDF text pages/s for pypdfium2, pdfminer.six and `pdftotext -layout`.
 
 Loopback only; asserts nothing.
@@ -81,48 +80,6 @@ def crawl_bench(urls: int, hosts: int, seed: int = 7) -> None:
     print(f"  peak RSS of the crawl: {result.peak_rss_mb:.0f} MB (goal ≤ 300 MB)")
 
 
-def audit_warm_cold(hosts: int, per_host: int, seed: int = 11) -> None:
-    """Two audits over one store: the first reads every page, the second gets 304s."""
-    rng = random.Random(seed)
-    names = [f"w{i:02d}.bench.gouv.fr" for i in range(hosts)]
-    lines = []
-    with tempfile.TemporaryDirectory() as tmp_name:
-        tmp = Path(tmp_name)
-        with MockWeb() as web:
-            for host in names:
-                for j in range(per_host):
-                    url = f"https://{host}/doc/{j}.pdf"
-                    rows = [[f"Band {r}", f"{(r + j) % 40 + 1},75 %", "schedule text"] for r in range(45)]
-                    # a fee schedule of 20–60 pages, 0.3–2 MB with its fonts and logos
-                    data = text_pdf([rows] * rng.randint(20, 60), padding=rng.randint(300_000, 2_000_000))
-                    # a slow government server: 150–600 ms to first byte, 0.5–1.5 MB/s
-                    web.route(url, Route(body=data, content_type="application/pdf", delay=rng.uniform(0.15, 0.6),
-                                         bandwidth=rng.uniform(0.5e6, 1.5e6)))
-                    lines.append(f"- band {j % 40 + 1}.75 % ([s]({url}))")
-            corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": "# Bench\n" + "\n".join(lines) + "\n"})
-            runs = []
-            for _ in range(2):
-                web.clear_log()
-                result = crawl("audit", corpus=corpus, config=PROJECT_DIR / "config", output=tmp / "out",
-                               proxy_env=web.env(), timeout=1800)
-                if result.returncode != 0:
-                    print(result.stderr[-3000:])
-                    raise SystemExit("audit failed")
-                starts = sorted(e.t for e in web.log if e.method == "GET")
-                # the crawl ends when the last response is in: approximate it by the process end
-                runs.append((result.seconds, starts[-1] - starts[0], sum(1 for e in web.log if e.status == 304)))
-    cfg = load_config(PROJECT_DIR / "config")
-    floor = floor_seconds(policy_for(names[0], cfg.liveness, cfg.hosts))
-    bound = max(per_host * floor, (hosts * (per_host + 1) - 1) / cfg.liveness.req_per_sec)
-    (cold, cold_span, _), (warm, warm_span, not_modified) = runs
-    print(f"audit warm vs cold: {hosts} hosts x {per_host} PDFs (20–60 pages, 0.3–2 MB, 150–600 ms to first byte, "
-          f"0.5–1.5 MB/s), shipped politeness")
-    print(f"  whole process: cold {cold:.1f} s, warm {warm:.1f} s ({not_modified} answers 304) -> warm ÷ cold "
-          f"{warm / cold:.2f} (goal ≤ 0.4)")
-    print(f"  first→last request: cold {cold_span:.1f} s, warm {warm_span:.1f} s; the politeness floor alone needs "
-          f"{bound:.1f} s, so the warm run is at {warm_span / bound:.2f}× its lower bound")
-
-
 def pdf_bench(pages: int) -> None:
     rows = [[f"Band {r}", f"{r * 1.5:.2f} %", f"€ {r * 1000:,}".replace(",", " "), "note text"] for r in range(50)]
     data = text_pdf([rows] * pages, column_width=130)
@@ -147,12 +104,9 @@ def main() -> int:
     ap.add_argument("--hosts", type=int, default=60)
     ap.add_argument("--pdf-pages", type=int, default=40)
     ap.add_argument("--skip-crawl", action="store_true")
-    ap.add_argument("--warm-hosts", type=int, default=4)
-    ap.add_argument("--warm-per-host", type=int, default=8)
     args = ap.parse_args()
     pdf_bench(args.pdf_pages)
     if not args.skip_crawl:
-        audit_warm_cold(args.warm_hosts, args.warm_per_host)
         crawl_bench(args.urls, args.hosts)
     return 0
 

@@ -5,19 +5,21 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sv_scrapy.core.errors import OutputError
 
 
-def write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` to ``path`` through a temp file in the same folder, then rename.
-
-    ``os.replace`` is atomic on POSIX when both names are on one filesystem, which the
-    same-folder temp file guarantees. Any failure (no such folder, a file where a folder
-    should be, no space, no permission) is an :class:`OutputError` naming the path.
-    """
+@contextmanager
+def _replacing(path: str | os.PathLike[str], binary: bool = False) -> Iterator[IO[Any]]:
+    """A file handle on a temp file in ``path``'s folder that replaces ``path`` when the
+    block ends — or vanishes if it raises. ``os.replace`` is atomic on POSIX when both names
+    are on one filesystem, which the same-folder temp file guarantees. Any OS failure (no
+    such folder, a file where a folder should be, no space, no permission) is an
+    :class:`OutputError` naming the path."""
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -25,8 +27,9 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
     except OSError as exc:
         raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        handle: IO[Any] = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")
+        with handle as fh:
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
@@ -36,26 +39,32 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return target
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to ``path`` atomically: a crash leaves the old file or the new one."""
+    with _replacing(path) as fh:
+        fh.write(text)
+    return Path(path)
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """Bytes, the same way as :func:`write_text`."""
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
-    return target
+    with _replacing(path, binary=True) as fh:
+        fh.write(data)
+    return Path(path)
 
 
 def write_json(path: str | os.PathLike[str], data: Any) -> Path:
-    """Serialise ``data`` as indented UTF-8 JSON and write it atomically."""
-    return write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    """Serialise ``data`` as indented UTF-8 JSON and write it atomically.
+
+    Streamed to the temp file (``json.dump`` encodes piece by piece): an audit of 10,000
+    claims never holds its whole JSON text, and that text's bytes, in memory at once.
+    """
+    with _replacing(path) as fh:
+        json.dump(data, fh, indent=2, ensure_ascii=False)
+        fh.write("\n")
+    return Path(path)
 
 
 def check_writable(folder: str | os.PathLike[str], what: str) -> Path:

@@ -52,11 +52,22 @@ HOLD_HOST = "sv_hold_host_until"  # monotonic time until which its whole host wa
 INNER_HANDLER = "SV_NETWORK_HANDLER"  # the handler that talks to the network (set by the add-on)
 
 
+# A timer fires only when the event loop gets to it, a few ms late on a busy loop; since
+# each start is measured from the previous one's actual start, that lateness would add up
+# start after start (about 15 % at 50 requests/s). So the last stretch is waited by
+# yielding to the loop instead: other work runs, and the start leaves on time.
+_SPIN = 0.003
+
+
 async def _sleep_until(when: float) -> float:
     delay = when - time.monotonic()
-    if delay > 0:
-        await asyncio.sleep(delay)
-    return max(0.0, delay)
+    if delay <= 0:
+        return 0.0
+    if delay > _SPIN:
+        await asyncio.sleep(delay - _SPIN)
+    while time.monotonic() < when:
+        await asyncio.sleep(0)
+    return delay
 
 
 class PacedDownloadHandler:

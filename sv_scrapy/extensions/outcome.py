@@ -9,6 +9,7 @@ first of them into one line and exit 1.
 
 from __future__ import annotations
 
+import resource
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -54,6 +55,8 @@ class RunOutcomeExtension:
     def spider_closed(self, spider: Any, reason: str) -> None:
         stats = self.crawler.stats
         assert stats is not None
+        # the crawl process's own peak (helpers such as Chromium or tesseract are not in it)
+        stats.set_value("sv/peak_rss_mb", round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1))
         if reason != "finished":
             record_failure(self.crawler, f"the crawl ended early ({reason})")
         if self.errors:

@@ -45,6 +45,7 @@ from babel.core import get_global
 from babel.numbers import get_territory_currencies
 
 from sv_scrapy.core.atomic import write_text
+from sv_scrapy.core.errors import OutputError
 
 SCHEMA = 5  # bump when the layout of the tables changes
 _OFFICIAL = ("official", "de_facto_official", "official_regional")
@@ -264,7 +265,7 @@ def cached(name: str, build: Callable[[], Any]) -> Any:
     except (OSError, ValueError):
         pass
     data = build()
-    with contextlib.suppress(OSError):  # a read-only home: rebuilt per process, still correct
+    with contextlib.suppress(OSError, OutputError):  # a read-only home: rebuilt per process, still correct
         write_text(path, json.dumps(data, ensure_ascii=False))
     return data
 
