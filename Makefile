@@ -21,7 +21,7 @@ system-deps:
 	@tools/install-system-deps.sh
 
 lint: install
-	$(BIN)/ruff check sv_scrapy tests bench tools
+	$(BIN)/ruff check sv_scrapy testing tests bench tools
 	$(BIN)/mypy
 
 test: install lint

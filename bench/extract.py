@@ -24,7 +24,7 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
 from sv_scrapy.config import load_config  # noqa: E402
-from sv_scrapy.core.claims import extract_corpus  # noqa: E402
+from sv_scrapy.core.claims.claims import extract_corpus  # noqa: E402
 from sv_scrapy.runtime import Runtime  # noqa: E402
 
 DEFAULT_CORPUS = PROJECT_DIR.parent / "shared" / "corpus" / "property-deep-dive"
@@ -34,8 +34,12 @@ BASELINE_REF = "76d1325"
 # seconds per page on stdout (best of 3)
 MATCHER_SNIPPET = """
 import json, sys, time
-from sv_scrapy.core.prefilter import PrefilterSettings, prior_for_text
-from sv_scrapy.core.pagescan import PageIndex
+try:
+    from sv_scrapy.core.page.pagescan import PageIndex
+    from sv_scrapy.core.page.prefilter import PrefilterSettings, prior_for_text
+except ImportError:  # a checkout from before core was grouped by stage (issue #11)
+    from sv_scrapy.core.pagescan import PageIndex
+    from sv_scrapy.core.prefilter import PrefilterSettings, prior_for_text
 pages, claims = json.load(sys.stdin)
 settings = PrefilterSettings()
 best = float("inf")
@@ -71,7 +75,10 @@ EXTRACT_SNIPPET = """
 import sys, time
 from pathlib import Path
 from sv_scrapy.config import load_config
-from sv_scrapy.core.claims import extract_corpus
+try:
+    from sv_scrapy.core.claims.claims import extract_corpus
+except ImportError:  # a checkout from before core was grouped by stage (issue #11)
+    from sv_scrapy.core.claims import extract_corpus
 from sv_scrapy.runtime import Runtime
 corpus, big = Path(sys.argv[1]), Path(sys.argv[2])
 cfg = load_config(corpus / "config")
@@ -136,7 +143,7 @@ DENSE_UNIT = "rate 5.81 % and €1,500 since 1 April 2025 (Law 7464) in 2024; "
 
 def bench_dense_line() -> None:
     """One line dense with figures, 1 MB then 5 MB: claim extraction must grow linearly."""
-    from sv_scrapy.core.values import extract_values
+    from sv_scrapy.core.claims.values import extract_values
 
     times = {}
     for mb in (1, 5):

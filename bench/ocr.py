@@ -4,7 +4,7 @@
 
 Draws ``--pages`` gazette-like pages (``--lines`` lines of ``--font-size`` pt, each stating a
 rate and an amount), scans them at ``--scan-dpi``, then OCRs them at ``--dpi`` as the crawl
-does (core/ocr.py): once one page at a time (seconds a page), once with two tesseract
+does (core/page/ocr.py): once one page at a time (seconds a page), once with two tesseract
 processes (pages per second on 2 cores). Accuracy is the share of drawn figures the
 prefilter's matcher finds in the OCR text (after ``ocr_digits``), and the same without the
 digit normalisation. Asserts nothing.
@@ -23,10 +23,10 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.core.ocr import OcrSettings, ocr_digits, ocr_pdf  # noqa: E402
-from sv_scrapy.core.pagescan import PageIndex  # noqa: E402
-from sv_scrapy.core.values import canonical_number  # noqa: E402
-from sv_scrapy.mockweb.pdfgen import scan_pdf  # noqa: E402
+from sv_scrapy.core.claims.values import canonical_number  # noqa: E402
+from sv_scrapy.core.page.ocr import OcrSettings, ocr_digits, ocr_pdf  # noqa: E402
+from sv_scrapy.core.page.pagescan import PageIndex  # noqa: E402
+from testing.mockweb.pdfgen import scan_pdf  # noqa: E402
 
 
 def gazette(pages: int, lines: int, seed: int = 7) -> tuple[list[list[str]], list[list[str]]]:

@@ -23,7 +23,7 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.mockweb import MockWeb  # noqa: E402
+from testing.mockweb import MockWeb  # noqa: E402
 from tests.conftest import SCRAPY  # noqa: E402
 from tests.crawl import make_config, write_corpus  # noqa: E402
 

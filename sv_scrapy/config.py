@@ -18,7 +18,8 @@ from typing import Any
 
 from sv_scrapy.core.errors import ConfigError
 from sv_scrapy.core.hosts import DEFAULT_GOV_HOSTS, DEFAULT_GOV_NAMESPACES, HostRules
-from sv_scrapy.core.ocr import DEFAULT_LANGUAGES, LANGUAGE_CODE
+from sv_scrapy.core.page.ocr import DEFAULT_LANGUAGES, LANGUAGE_CODE
+from sv_scrapy.core.policy import HostPolicy, Liveness
 from sv_scrapy.core.schema import (
     INT,
     NUM,
@@ -71,7 +72,7 @@ SOURCE_VERIFY_SPEC = Obj(
         ),
         "pdf": Obj(
             required={"enabled": Bool(), "max_pages": INT, "max_bytes": POS_INT},
-            # sv_scrapy's own: OCR of scanned PDFs (core/ocr.py); defaults in class Pdf
+            # sv_scrapy's own: OCR of scanned PDFs (core/page/ocr.py); defaults in class Pdf
             optional={"ocr": Bool(), "ocr_max_pages": INT, "ocr_languages": _STRS,
                       "ocr_page_timeout_seconds": NUM, "ocr_min_confidence": NUM},
         ),
@@ -133,15 +134,6 @@ LIVENESS_SPEC = Obj(
 
 
 @dataclass(frozen=True)
-class HostPolicy:
-    """How hard one host may be hit: parallel requests and the gap between request starts."""
-
-    concurrency: int
-    interval_ms: int
-    reason: str = ""
-
-
-@dataclass(frozen=True)
 class Extraction:
     primary_only: bool
     min_salient_values: int
@@ -198,31 +190,6 @@ def _report(raw: dict[str, Any], origin: Path) -> Report:
         raise ConfigError(f"{origin}: report.source_url_template: must be an http(s) URL with {{path}} and "
                           f"{{line}} (and usually {{commit}}), got {template!r}")
     return Report(template, int(raw.get("backlog_top_n", Report.backlog_top_n)))
-
-
-@dataclass(frozen=True)
-class Liveness:
-    """The politeness policy of ``_url-liveness.json``; never redefined elsewhere."""
-
-    concurrency: int
-    req_per_sec: float
-    default_policy: HostPolicy
-    gov_policy: HostPolicy
-    per_host: dict[str, HostPolicy]
-    request_timeout_seconds: float
-    max_retries: int
-    retry_backoff_seconds: tuple[float, ...]
-    retry_jitter_pct: float
-    fail_streak_for_dead: int
-    user_agent_template: str
-    follow_redirects_max: int
-    excluded_hosts: dict[str, str]
-    indeterminate_status_codes: frozenset[int]
-    cloudflare_headers: tuple[str, ...]
-    cloudflare_titles: tuple[str, ...]
-
-    def user_agent(self, version: str) -> str:
-        return self.user_agent_template.replace("{version}", version)
 
 
 @dataclass(frozen=True)

@@ -1,40 +1,43 @@
 """Items: one ``PageItem`` per distinct cited URL, carrying the claims that cite it.
 
-Pipelines fill it stage by stage (text, PDF text, hashes, per-claim priors) and read it
-through itemadapter, so they work on any item type that exposes the same fields.
+The spider fills ``fetched`` (what the downloader produced) and ``body``; the reading
+pipelines fill the reading fields (text, PDF text, hashes); ``RecordsPipeline`` hands both to
+``core.page.pagerecord.page_records`` and keeps its ``outcome`` (fetch_status, note, claim records).
+Pipelines read it through itemadapter.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome, Reading
 
 
 @dataclass
 class PageItem:
     url: str  # as cited
     claims: list[dict[str, Any]]  # the claim records citing it
-    fetch_status: str = ""  # OK | DEAD | BINARY | EXCLUDED | ROBOTS | UNAVAILABLE
-    note: str = ""
-    final_url: str = ""
-    http_status: int = 0
-    content_type: str = ""
+    fetched: Fetched  # the response, failure or refusal, as facts
     body: bytes | None = None  # dropped once text is extracted (kept for PDFs without text)
-    truncated: bool = False
-    etag: str = ""
-    last_modified: str = ""
-    fetched_at: str = ""
-    rendered: bool = False
-    attempts: int = 1
+    # what the reading stages found (core.page.pagerecord.Reading)
     kind: str = ""  # html | text | pdf | binary
-    title: str = ""
     lang: str = ""  # the page's language as it declares it (Content-Language, <html lang>): a matching hint
     text: str = ""
     text_method: str = ""  # html | text | pdf:pypdfium2 | pdf:pdfminer | ocr
-    pdf_no_text: bool = False
-    ocr: dict[str, Any] | None = None  # a scan's OCR reading: confidence, pages read (core.ocr.OcrText.summary)
+    pdf: str = ""  # "" | disabled | cut | no_text
+    read_note: str = ""
+    ocr: dict[str, Any] | None = None  # a scan's OCR reading: confidence, pages read (core.page.ocr.OcrText.summary)
     content_hash: str = ""
     raw_hash: str = ""
-    results: list[dict[str, Any]] = field(default_factory=list)  # one claim record + prior each
-    not_modified: bool = False  # a 304: the text comes from the content store
-    from_journal: bool = False  # done earlier in this (resumed) run: results are final
+    restored: bool | None = None  # a 304: whether the store had its text
+    outcome: PageOutcome | None = None  # set once, by RecordsPipeline (or from the journal)
+    from_journal: bool = False  # done earlier in this (resumed) run: its outcome is final
+
+    @property
+    def not_modified(self) -> bool:
+        return self.fetched.http_status == 304
+
+    def reading(self) -> Reading:
+        return Reading(kind=self.kind, text=self.text, text_method=self.text_method, lang=self.lang, pdf=self.pdf,
+                       note=self.read_note, ocr=self.ocr, content_hash=self.content_hash, restored=self.restored)

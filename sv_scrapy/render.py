@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from scrapy_playwright.provider import PlaywrightBrowserProvider
 
-from sv_scrapy.core.safety import unsafe_target_reason
+from sv_scrapy.core.page.safety import unsafe_target_reason
 
 DEBIAN_CHROMIUM = ("/usr/lib/chromium/chromium", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from sv_scrapy.config import Config, load_config
-from sv_scrapy.core.claims import ExtractOptions
+from sv_scrapy.core.claims.claims import ExtractOptions
 from sv_scrapy.core.errors import ArgumentError, CorpusError
+from sv_scrapy.core.page.pagerecord import PageRules
+from sv_scrapy.core.page.prefilter import PrefilterSettings
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
@@ -58,6 +60,17 @@ def load_cached(config_dir: str | Path) -> Config:
     if key not in _CACHE:
         _CACHE[key] = load_config(Path(config_dir))
     return _CACHE[key]
+
+
+def page_rules(config: Config) -> PageRules:
+    """What ``core.page.pagerecord`` needs of the config to judge a page."""
+    fetch, lv = config.fetch, config.liveness
+    return PageRules(
+        prefilter=PrefilterSettings(excerpt_window_chars=fetch.excerpt_window_chars, max_excerpts=fetch.max_excerpts_per_claim,
+                                    min_text_chars=fetch.min_text_chars, js_spa_hosts=fetch.js_spa_hosts),
+        blocking_codes=lv.indeterminate_status_codes, challenge_headers=lv.cloudflare_headers,
+        challenge_titles=lv.cloudflare_titles, dead_after=lv.fail_streak_for_dead, max_pdf_bytes=config.pdf.max_bytes,
+        min_ocr_confidence=config.pdf.ocr_min_confidence)
 
 
 def resolve(settings: Mapping[str, Any]) -> Runtime:

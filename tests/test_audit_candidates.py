@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sv_scrapy.mockweb import MockWeb
+from testing.mockweb import MockWeb
 
 from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 

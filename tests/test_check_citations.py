@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sv_scrapy.config import load_config
+from sv_scrapy.core.claims.linter import flag_line, lint_corpus
 from sv_scrapy.core.hosts import HostRules
-from sv_scrapy.core.linter import flag_line, lint_corpus
 from sv_scrapy.runtime import Runtime
 
 from .conftest import run_scrapy
@@ -62,3 +62,15 @@ def test_corpus_slice(shared_corpus: Path) -> None:
         ("sa", 226, "https://www.najiz.sa/"),
         ("sa", 964, "https://greeninitiatives.gov.sa/"),
     ]
+
+
+def test_an_unreadable_file_is_a_warning_as_in_extraction(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus" / "countries" / "xx"
+    corpus.mkdir(parents=True)
+    (corpus / "playbook.md").write_text("# X\n- stamp duty 7.5% ([gov.ky](https://www.gov.ky/))\n", encoding="utf-8")
+    bad = corpus / "latin1.md"
+    bad.write_bytes("# X\n- droit 7,5 % ([gov.ky](https://www.gov.ky/)) é\n".encode("latin-1"))
+    result = run_scrapy("check-citations", env={"SV_CORPUS_ROOT": str(tmp_path / "corpus")})
+    assert result.returncode == 0
+    assert f"warning: skipped {bad}: not UTF-8" in result.stderr
+    assert "xx:2  7.5%  -> https://www.gov.ky/" in result.stdout

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.mockweb import MockWeb
+from testing.mockweb import MockWeb
 
 from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 
@@ -44,9 +44,9 @@ MIDDLEWARES = [
 READ = ["sv_scrapy.pipelines.text.TextPipeline", "sv_scrapy.pipelines.pdf.PdfTextPipeline",
         "sv_scrapy.pipelines.hashes.HashPipeline"]
 PIPELINES = {
-    "worklist": [*READ, "sv_scrapy.pipelines.prefilter.PrefilterPipeline", "sv_scrapy.pipelines.store.StoreTextPipeline",
+    "worklist": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", "sv_scrapy.pipelines.store.StoreTextPipeline",
                  "sv_scrapy.pipelines.export.WorklistExportPipeline"],
-    "audit": [*READ, "sv_scrapy.pipelines.store.StoreRestorePipeline", "sv_scrapy.pipelines.prefilter.PrefilterPipeline",
+    "audit": [*READ, "sv_scrapy.pipelines.store.StoreRestorePipeline", "sv_scrapy.pipelines.records.RecordsPipeline",
               "sv_scrapy.pipelines.store.StoreUpdatePipeline", "sv_scrapy.pipelines.audit.AuditExportPipeline"],
 }
 

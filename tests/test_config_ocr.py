@@ -11,7 +11,7 @@ import pytest
 
 from sv_scrapy.config import load_config
 from sv_scrapy.core.errors import ConfigError
-from sv_scrapy.core.ocr import DEFAULT_LANGUAGES
+from sv_scrapy.core.page.ocr import DEFAULT_LANGUAGES
 
 from .conftest import PROJECT_DIR
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from sv_scrapy.config import load_config
-from sv_scrapy.core.claims import Extraction, ExtractOptions, extract_corpus
+from sv_scrapy.core.claims.claims import Extraction, ExtractOptions, extract_corpus
 
 EXPECTED_PRIMARY = {"hk": 40, "sa": 24, "ad": 11, "ky": 7, "kr": 6, "bs": 5, "fr": 2, "ae": 1}
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.mockweb import MockWeb, Route
-from sv_scrapy.mockweb.server import LogEntry
+from testing.mockweb import MockWeb, Route
+from testing.mockweb.server import LogEntry
 
 from .crawl import CrawlResult, crawl, make_config, write_corpus
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sv_scrapy.mockweb import MockWeb, Route
+from testing.mockweb import MockWeb, Route
 
 from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 

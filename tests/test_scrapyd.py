@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.mockweb import MockWeb
+from testing.mockweb import MockWeb
 
 from .conftest import PROJECT_DIR
 from .crawl import FAST_LIVENESS, make_config, write_corpus

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.mockweb import MockWeb
-from sv_scrapy.mockweb.site import load_site
 from sv_scrapy.ops.screenshot import CHROMIUM, non_blank, screenshot
+from testing.mockweb import MockWeb
+from testing.mockweb.site import load_site
 
 from .conftest import PROJECT_DIR
 from .crawl import FAST_LIVENESS, crawl, make_config

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.mockweb import MockWeb, Route
+from testing.mockweb import MockWeb, Route
 
 from .conftest import PROJECT_DIR, SCRAPY
 from .crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.mockweb import MockWeb
+from testing.mockweb import MockWeb
 
 from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.core.store import ContentStore
-from sv_scrapy.mockweb import MockWeb, Route
-from sv_scrapy.mockweb.pdfgen import scan_pdf
+from sv_scrapy.core.audit.store import ContentStore
+from testing.mockweb import MockWeb, Route
+from testing.mockweb.pdfgen import scan_pdf
 
 from .crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.mockweb import MockWeb, Route
-from sv_scrapy.mockweb.server import LogEntry
+from testing.mockweb import MockWeb, Route
+from testing.mockweb.server import LogEntry
 
 from .crawl import crawl, make_config, write_corpus
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.mockweb import MockWeb, Route
 from sv_scrapy.render import chromium_path
+from testing.mockweb import MockWeb, Route
 
 from .crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 

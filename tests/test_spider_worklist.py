@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.mockweb import MockWeb, Route
-from sv_scrapy.mockweb.pdfgen import scanned_pdf, text_pdf
+from testing.mockweb import MockWeb, Route
+from testing.mockweb.pdfgen import scanned_pdf, text_pdf
 
 from .crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 
@@ -262,7 +262,7 @@ def test_corpus_is_untouched(run: tuple[CrawlResult, MockWeb], tmp_path: Path) -
 
 
 def test_scans_keep_their_bytes_and_pages_their_text_for_verify(run: tuple[CrawlResult, MockWeb]) -> None:
-    from sv_scrapy.core.store import ContentStore
+    from sv_scrapy.core.audit.store import ContentStore
 
     store = ContentStore(run[0].output_dir / "store")
     assert store.pdf_path(CASES["scan"][1]).read_bytes().startswith(b"%PDF-")

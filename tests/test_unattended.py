@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.core.store import ContentStore, url_key
-from sv_scrapy.mockweb import MockWeb, Route
+from sv_scrapy.core.audit.store import ContentStore, url_key
+from testing.mockweb import MockWeb, Route
 
 from .conftest import PROJECT_DIR, SCRAPY, run_scrapy
 from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.core.store import ContentStore
-from sv_scrapy.mockweb.anthropic_stub import AnthropicStub
-from sv_scrapy.mockweb.pdfgen import scanned_pdf
+from sv_scrapy.core.audit.store import ContentStore
+from testing.mockweb.anthropic_stub import AnthropicStub
+from testing.mockweb.pdfgen import scanned_pdf
 
 from .conftest import PROJECT_DIR, SCRAPY
 from .test_extract_command import one_line_error

@@ -15,8 +15,8 @@ import pytest
 
 from sv_scrapy.commands.verify import Command
 from sv_scrapy.config import load_config
-from sv_scrapy.mockweb.anthropic_stub import AnthropicStub
-from sv_scrapy.mockweb.pdfgen import scanned_pdf
+from testing.mockweb.anthropic_stub import AnthropicStub
+from testing.mockweb.pdfgen import scanned_pdf
 
 from .conftest import PROJECT_DIR
 from .test_extract_command import one_line_error

@@ -15,8 +15,8 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.mockweb import MockWeb  # noqa: E402
-from sv_scrapy.mockweb.site import load_site  # noqa: E402
+from testing.mockweb import MockWeb  # noqa: E402
+from testing.mockweb.site import load_site  # noqa: E402
 
 
 def main() -> int:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.atomic import write_json
-from sv_scrapy.core.linter import lint_corpus
+from sv_scrapy.core.claims.linter import lint_corpus
 
 if TYPE_CHECKING:
     import argparse
@@ -32,6 +33,8 @@ class Command(SvCommand):
         rt = self.runtime()
         rows = lint_corpus(rt.corpus_root, rt.config.hosts, rt.extract_options(country=opts.country),
                            rt.config.root_url_allowlist)
+        for problem in rows.skipped:
+            print(f"warning: skipped {problem}", file=sys.stderr)
         if not rows:
             print("no primary citation to a bare host root next to a figure")
         else:

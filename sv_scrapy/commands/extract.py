@@ -4,29 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sv_scrapy.cmdbase import SvCommand
+from sv_scrapy.core.args import parse_date
 from sv_scrapy.core.atomic import write_json
-from sv_scrapy.core.candidates import allowlist_candidates
-from sv_scrapy.core.claims import extract_corpus, extraction_stats, unknown_scope
+from sv_scrapy.core.claims.candidates import allowlist_candidates
+from sv_scrapy.core.claims.claims import extract_corpus, extraction_stats, unknown_scope
+from sv_scrapy.core.claims.sampling import stamp_age_days
 from sv_scrapy.core.errors import ArgumentError
-from sv_scrapy.core.sampling import stamp_age_days
 
 if TYPE_CHECKING:
     import argparse
-
-
-def parse_as_of(text: str | None, flag: str = "--as-of") -> date:
-    """``None`` -> today (UTC); else a strict ``YYYY-MM-DD``."""
-    if text is None:
-        return datetime.now(UTC).date()
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise ArgumentError(f"{flag} {text!r}: expected a date YYYY-MM-DD") from None
 
 
 class Command(SvCommand):
@@ -47,7 +38,7 @@ class Command(SvCommand):
         parser.add_argument("--as-of", metavar="YYYY-MM-DD", help="date stamp ages are measured at (default today)")
 
     def execute(self, opts: argparse.Namespace) -> int:
-        as_of = parse_as_of(opts.as_of)
+        as_of = parse_date("--as-of ", opts.as_of) if opts.as_of is not None else datetime.now(UTC).date()
         rt = self.runtime()
         options = rt.extract_options(
             include_secondary=opts.include_secondary, country=opts.country, section=opts.section

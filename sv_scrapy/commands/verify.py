@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sv_scrapy.cmdbase import SvCommand
+from sv_scrapy.core.args import parse_amount, parse_int
 from sv_scrapy.core.atomic import write_json, write_text
+from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.errors import ArgumentError
-from sv_scrapy.core.store import ContentStore
 from sv_scrapy.llm.batch import BatchRunner
 from sv_scrapy.llm.client import API, LlmUnavailable, Outcome, count_tokens, make_client, run_sync
 from sv_scrapy.llm.cost import CHARS_PER_TOKEN, cache_hit_share, cost_usd, estimate_cost, total
@@ -83,8 +84,8 @@ class Command(SvCommand):
             raise ArgumentError(f"--resume {opts.resume!r}: not a batch id")
         if opts.country is not None and not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,31}", opts.country):
             raise ArgumentError(f"--country {opts.country!r}: expected a scope like fr")
-        count = _positive_int("--count", opts.count)
-        max_cost = _money("--max-cost-usd", opts.max_cost_usd)
+        count = parse_int("--count ", opts.count, minimum=1) if opts.count is not None else None
+        max_cost = parse_amount("--max-cost-usd ", opts.max_cost_usd) if opts.max_cost_usd is not None else None
         model = opts.model or llm["model"]
 
         if opts.from_audit is not None:
@@ -214,27 +215,3 @@ def _identity(item: dict[str, Any]) -> dict[str, Any]:
     return {"id": item["id"], "scope": item["scope"], "line_no": item["line_no"], "source_url": item["source_url"],
             "claim_text": item.get("claim_text", ""), "source_tier": item.get("source_tier", ""),
             "prior": item.get("prior", "")}
-
-
-def _positive_int(flag: str, raw: str | None) -> int | None:
-    if raw is None:
-        return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ArgumentError(f"{flag} {raw!r}: expected a whole number") from None
-    if value < 1:
-        raise ArgumentError(f"{flag} {raw!r}: must be >= 1")
-    return value
-
-
-def _money(flag: str, raw: str | None) -> float | None:
-    if raw is None:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ArgumentError(f"{flag} {raw!r}: expected an amount in USD, like 0.50") from None
-    if value < 0:
-        raise ArgumentError(f"{flag} {raw!r}: must be >= 0")
-    return value

@@ -12,8 +12,8 @@ import email.utils
 import random
 from datetime import UTC, datetime
 
-from sv_scrapy.config import HostPolicy, Liveness
 from sv_scrapy.core.hosts import HostRules
+from sv_scrapy.core.policy import HostPolicy, Liveness
 
 RETRY_AFTER_CAP_SECONDS = 60.0  # wait at most this long for a Retry-After; longer gives up
 

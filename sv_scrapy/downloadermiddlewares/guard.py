@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.httpobj import urlparse_cached
 
-from sv_scrapy.core.safety import address_reason, refusal_reason
+from sv_scrapy.core.page.safety import address_reason, refusal_reason
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:

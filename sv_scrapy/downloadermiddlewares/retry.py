@@ -12,9 +12,9 @@ import random
 import time
 from typing import TYPE_CHECKING
 
-from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.downloadermiddlewares.retry import RetryMiddleware, get_retry_request
 
-from sv_scrapy.config import Liveness
+from sv_scrapy.core.policy import Liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, backoff_seconds, parse_retry_after
 from sv_scrapy.downloadhandlers.paced import HOLD_HOST, NOT_BEFORE
 from sv_scrapy.runtime import load_cached
@@ -38,6 +38,16 @@ class BackoffRetryMiddleware(RetryMiddleware):
         mw.rng = random.Random()
         return mw
 
+    def _retried(self, request: Request, reason: str | Exception) -> Request | None:
+        """Scrapy's public ``get_retry_request``, with the limits this middleware read from the settings."""
+        spider = self.crawler.spider
+        assert spider is not None
+        return get_retry_request(
+            request, spider=spider, reason=reason,
+            max_retry_times=request.meta.get("max_retry_times", self.max_retry_times),
+            priority_adjust=request.meta.get("priority_adjust", self.priority_adjust),
+            give_up_log_level=request.meta.get("give_up_log_level", self.give_up_log_level))
+
     def _schedule(self, retry: Request | None, wait: float, hold_host: bool) -> Request | None:
         if retry is not None:
             until = time.monotonic() + wait
@@ -55,11 +65,11 @@ class BackoffRetryMiddleware(RetryMiddleware):
             return response
         attempt = request.meta.get("retry_times", 0) + 1
         wait = asked if asked is not None else backoff_seconds(attempt, self.liveness, self.rng)
-        retry = self._retry(request, f"http {response.status}")
+        retry = self._retried(request, f"http {response.status}")
         return self._schedule(retry, wait, hold_host=asked is not None) or response
 
     def process_exception(self, request: Request, exception: Exception, spider: Spider | None = None) -> Request | None:
         if request.meta.get("dont_retry") or not isinstance(exception, self.exceptions_to_retry):
             return None
         attempt = request.meta.get("retry_times", 0) + 1
-        return self._schedule(self._retry(request, exception), backoff_seconds(attempt, self.liveness, self.rng), False)
+        return self._schedule(self._retried(request, exception), backoff_seconds(attempt, self.liveness, self.rng), False)

@@ -14,27 +14,32 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
 
 if TYPE_CHECKING:
-    from scrapy import Request
+    from scrapy import Request, Spider
     from scrapy.crawler import Crawler
-    from scrapy.robotstxt import RobotParser
+
+logger = logging.getLogger(__name__)
 
 
 class RobotsDisallowed(IgnoreRequest):
     """robots.txt disallows this URL for our user agent; it was never requested."""
 
 
-class _QuietRobotsErrors(logging.Filter):
+class _RobotsErrorAsWarning(logging.Filter):
+    """Scrapy 2.19 offers no hook for how a failed robots.txt download is reported: it logs an
+    ERROR with ``exc_info`` inside ``RobotsTxtMiddleware.robot_parser`` and carries on without
+    rules. That one record is dropped here and said again as our own WARNING line; Scrapy's
+    record itself is left as it is."""
+
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno >= logging.ERROR and str(record.msg).startswith("Error downloading"):
             args = record.args if isinstance(record.args, dict) else {}
-            record.msg = "robots.txt unavailable for %(request)s (%(f_exception)s); fetching as if it had no rules"
-            record.levelno, record.levelname = logging.WARNING, "WARNING"
-            record.exc_info = record.exc_text = None
-            record.args = args
+            logger.warning("robots.txt unavailable for %(request)s (%(f_exception)s); fetching as if it had no rules",
+                           {"request": args.get("request"), "f_exception": args.get("f_exception")})
+            return False
         return True
 
 
-_FILTER = _QuietRobotsErrors()
+_FILTER = _RobotsErrorAsWarning()
 
 
 class SvRobotsTxtMiddleware(RobotsTxtMiddleware):
@@ -44,8 +49,9 @@ class SvRobotsTxtMiddleware(RobotsTxtMiddleware):
         if _FILTER not in parent.filters:
             parent.addFilter(_FILTER)
 
-    def process_request_2(self, rp: RobotParser | None, request: Request) -> None:
+    async def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        """The documented hook: Scrapy's refusal (its only ``IgnoreRequest`` here) becomes ours."""
         try:
-            super().process_request_2(rp, request)
+            await super().process_request(request)
         except IgnoreRequest as exc:
             raise RobotsDisallowed("robots.txt disallows this URL") from exc

@@ -14,7 +14,7 @@ from scrapy import signals
 from scrapy.exceptions import StopDownload
 from scrapy.utils.httpobj import urlparse_cached
 
-from sv_scrapy.core.pdf import PDF_MAGIC
+from sv_scrapy.core.page.pdf import PDF_MAGIC
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:

@@ -9,6 +9,8 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import AsyncioLoopingCall, create_looping_call
 
+from sv_scrapy.run import find_run
+
 if TYPE_CHECKING:
     from typing import Self
 
@@ -43,15 +45,16 @@ class ProgressExtension:
             self.task.stop()
 
     def log(self) -> None:
-        spider = self.crawler.spider
-        stats = self.crawler.stats.get_stats()
-        by_status = {k.rsplit("/", 1)[-1]: v for k, v in stats.items() if k.startswith("sv/fetch_status/")}
-        done = sum(by_status.values()) + stats.get("sv/audit/resumed_from_journal", 0)
-        total = len({c["source_url"] for c in getattr(spider, "claims", [])})
+        run, spider = find_run(self.crawler), self.crawler.spider
+        if run is None or spider is None:  # not a claim job: nothing to count
+            return
+        by_status = {k: v for k, v in run.pages_done.items() if k != "journal"}
+        done = sum(run.pages_done.values())
+        total = len(run.by_url)
         elapsed = time.monotonic() - self.started
         rate = done / elapsed if elapsed else 0.0
         eta = (total - done) / rate if rate else float("nan")
-        spider.logger.info(  # type: ignore[union-attr]
+        spider.logger.info(
             "progress: %(done)d/%(total)d pages (%(by)s), %(rate).1f pages/s, ETA %(eta)s",
             {"done": done, "total": total, "by": ", ".join(f"{k} {v}" for k, v in sorted(by_status.items())) or "-",
              "rate": rate, "eta": f"{eta:.0f} s" if eta == eta else "?"},

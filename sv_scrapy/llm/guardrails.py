@@ -26,8 +26,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sv_scrapy.core.pagescan import PageIndex
-from sv_scrapy.core.prefilter import find_value
+from sv_scrapy.core.page.pagescan import PageIndex
+from sv_scrapy.core.page.prefilter import find_value
 from sv_scrapy.llm.schema import CONFIDENCES, FIELDS, QUOTED_VERDICTS, VERDICTS
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.errors import ArgumentError
-from sv_scrapy.core.pdf import pdf_to_text
-from sv_scrapy.core.store import ContentStore
+from sv_scrapy.core.page.pdf import pdf_to_text
 from sv_scrapy.llm.prompts import Shape, build_params, widen
 
 PDF_PRIORS = ("PDF_NO_TEXT", "SOURCE_BINARY")

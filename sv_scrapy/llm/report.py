@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sv_scrapy.core.escape import md, md_code
-from sv_scrapy.core.report_md import md_url
+from sv_scrapy.core.report.report_md import md_url
 from sv_scrapy.llm.schema import ORDER
 
 HEADER = (

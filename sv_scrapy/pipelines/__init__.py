@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 from scrapy.exceptions import NotConfigured
 
 if TYPE_CHECKING:
+    from typing import Self
+
     from scrapy.crawler import Crawler
 
 
@@ -15,3 +17,18 @@ def require_job(crawler: Crawler, job: str) -> None:
     setting; ``ITEM_PIPELINES`` itself is never replaced by a spider)."""
     if crawler.settings.get("SV_JOB") != job:
         raise NotConfigured(f"only for SV_JOB={job}")
+
+
+class JobPipeline:
+    """A pipeline of one job (``job``, matched against ``SV_JOB``) built from the crawler alone;
+    the crawl's state it reads is the crawler's ``Run`` (``sv_scrapy.run.run_of``)."""
+
+    job = ""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        require_job(crawler, cls.job)
+        return cls(crawler)

@@ -14,69 +14,67 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy import signals
 
-from sv_scrapy.core import history
 from sv_scrapy.core.atomic import write_json, write_text
-from sv_scrapy.core.audit import audit_stats
-from sv_scrapy.core.auditdoc import enrich
+from sv_scrapy.core.audit import history
+from sv_scrapy.core.audit.news import new_findings, news
+from sv_scrapy.core.audit.stats import audit_stats
 from sv_scrapy.core.errors import OutputError
-from sv_scrapy.core.news import new_findings, news
-from sv_scrapy.core.report_html import render_html
-from sv_scrapy.core.report_md import issue_markdown, render_markdown
-from sv_scrapy.core.sourcelinks import resolve_links
+from sv_scrapy.core.page.pagerecord import unfetched_record
+from sv_scrapy.core.report.auditdoc import enrich
+from sv_scrapy.core.report.report_html import render_html
+from sv_scrapy.core.report.report_md import issue_markdown, render_markdown
+from sv_scrapy.core.report.sourcelinks import resolve_links
 from sv_scrapy.extensions.outcome import record_failure, run_failure
-from sv_scrapy.pipelines import require_job
-from sv_scrapy.pipelines.export import unfetched_record
+from sv_scrapy.pipelines import JobPipeline
+from sv_scrapy.run import run_of
 
 if TYPE_CHECKING:
-    from typing import Self
 
+    from scrapy import Spider
     from scrapy.crawler import Crawler
 
-    from sv_scrapy.spiders.audit import AuditSpider
+    from sv_scrapy.run import Run
 
 
-class AuditExportPipeline:
+class AuditExportPipeline(JobPipeline):
+    job = "audit"
+
     def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
+        super().__init__(crawler)
         self.records: dict[str, dict[str, Any]] = {}
         self.urls: dict[str, dict[str, Any]] = {}
         # spider_closed carries the finish reason; a pipeline's close_spider does not
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        require_job(crawler, "audit")
-        return cls(crawler)
-
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
-        results = page["results"]
-        for record in results:
+        outcome = page["outcome"]
+        for record in outcome.records:
             self.records.setdefault(record["id"], record)
-        not_modified = page["not_modified"] or any(r.get("not_modified") for r in results)
-        self.urls[page["url"]] = {"fetch_status": page["fetch_status"], "not_modified": not_modified,
+        not_modified = page["fetched"].http_status == 304 or any(r.get("not_modified") for r in outcome.records)
+        self.urls[page["url"]] = {"fetch_status": outcome.fetch_status, "not_modified": not_modified,
                                   "kind": page["kind"]}
         return item
 
-    def spider_closed(self, spider: AuditSpider, reason: str) -> None:
+    def spider_closed(self, spider: Spider, reason: str) -> None:
         if reason != "finished":
             spider.logger.warning("audit interrupted (%(reason)s): no report written; the next run resumes",
                                   {"reason": reason})
             return
         try:
-            self._write(spider)
+            self._write(run_of(self.crawler))
         except OutputError as exc:
             record_failure(self.crawler, f"{exc}; the run stays open and the next one resumes it")
 
-    def _write(self, spider: AuditSpider) -> None:
+    def _write(self, run: Run) -> None:
         failure = run_failure(self.crawler)
-        items = [self.records.get(c["id"]) or unfetched_record(c, "not fetched") for c in spider.claims]
-        store, config = spider.store, spider.runtime.config
-        run = store.run_info()
+        items = [self.records.get(c["id"]) or unfetched_record(c, "not fetched") for c in run.claims]
+        store, config = run.store, run.runtime.config
+        journal = store.run_info()
         generated_at = datetime.now(UTC).isoformat(timespec="seconds")
         previous, scopes = store.claim_outcomes()
         kept = enrich(items, previous=previous, audited_scopes=scopes, page_text=store.text,
-                      links=resolve_links(os.environ, config.report.source_url_template, spider.runtime.corpus_root),
+                      links=resolve_links(os.environ, config.report.source_url_template, run.runtime.corpus_root),
                       kinds={u: str(v.get("kind") or "") for u, v in self.urls.items()},
                       weights=config.sampling.weights, as_of=datetime.fromisoformat(generated_at).date())
         stats = audit_stats(items, self.urls)
@@ -84,30 +82,30 @@ class AuditExportPipeline:
         doc: dict[str, Any] = {
             "version": 1,
             "generated_at": generated_at,
-            "params": spider.params,
-            "run": {"run_id": spider.run_id, "resumed": spider.resumed,
-                    "previous_finished_at": run.get("previous_finished_at", "")},
-            "news_since": str(run.get("previous_finished_at") or "") if scopes else "",
+            "params": run.params,
+            "run": {"run_id": run.run_id, "resumed": run.resumed,
+                    "previous_finished_at": journal.get("previous_finished_at", "")},
+            "news_since": str(journal.get("previous_finished_at") or "") if scopes else "",
             "complete": not failure,
             "problems": [failure] if failure else [],
             # store entries or texts that failed their check this run: set aside, fetched fresh
-            "store_quarantined": spider.store.quarantined,
+            "store_quarantined": store.quarantined,
             "stats": stats,
-            "allowlist_candidates": spider.allowlist_rows,
+            "allowlist_candidates": run.allowlist_rows,
             "items": items,
         }
         line = history.entry(doc)
         past = history.appended(store.history(), line)
         doc["history"] = {"previous": history.previous(past, line), "current": line,
                           "trend": [{k: e[k] for k in ("at", "signals")} for e in past if e.get("country") == line["country"]]}
-        linter_rows = spider.linter_rows
-        out = spider.report_dir
+        linter_rows = run.linter_rows
+        out = run.out_dir
         top_n = config.report.backlog_top_n
         write_json(out / "audit.json", doc)
         write_text(out / "report.md", render_markdown(doc, linter_rows, top_n))
         write_text(out / "report.html", render_html(doc, linter_rows))
         write_text(out / "issue.md", issue_markdown(doc, linter_rows, top_n))
-        if spider.params["ci"] and os.environ.get("GITHUB_OUTPUT"):
+        if run.params["ci"] and os.environ.get("GITHUB_OUTPUT"):
             # a claim both absent and changed is one flag, not two
             flagged = sum(1 for i in items if i["prior"] == "TOKENS_ABSENT" or i.get("content_changed"))
             lines = [f"{key}={stats[key]}" for key in ("tokens_absent", "stale_changed", "content_changed",
@@ -124,7 +122,7 @@ class AuditExportPipeline:
         # and the run is closed last (until then the next run resumes it)
         store.save_claim_outcomes(kept, {**scopes, **{str(i["scope"]): generated_at for i in items}})
         store.save_history(past)
-        store.finish_run(spider.run_id)
+        store.finish_run(run.run_id)
         since = doc["news_since"][:10]
         print(
             f"audit: {stats['claims']} claim(s) over {stats['urls']} URL(s); "

@@ -3,66 +3,50 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 from scrapy import signals
 
 from sv_scrapy.core.atomic import write_json
+from sv_scrapy.core.audit.worklist import summary_lines, worklist_stats
 from sv_scrapy.core.errors import OutputError
-from sv_scrapy.core.fetchstatus import UNAVAILABLE
-from sv_scrapy.core.prefilter import SOURCE_UNAVAILABLE
-from sv_scrapy.core.worklist import summary_lines, worklist_stats
+from sv_scrapy.core.page.pagerecord import unfetched_record
 from sv_scrapy.extensions.outcome import record_failure, run_failure
-from sv_scrapy.pipelines import require_job
+from sv_scrapy.pipelines import JobPipeline
+from sv_scrapy.run import run_of
 
 if TYPE_CHECKING:
-    from typing import Self
 
+    from scrapy import Spider
     from scrapy.crawler import Crawler
 
-    from sv_scrapy.spiders.base import ClaimSpider
 
+class WorklistExportPipeline(JobPipeline):
+    job = "worklist"
 
-def unfetched_record(claim: dict[str, Any], why: str) -> dict[str, Any]:
-    """A selected claim whose page never came back: reported, never dropped."""
-    keys = ("id", "scope", "section", "line_no", "claim_text", "values", "source_url", "source_host",
-            "source_tier", "inline_stamp")
-    record = {k: claim[k] for k in keys}
-    record.update(fetch_status=UNAVAILABLE, prior=SOURCE_UNAVAILABLE, matched_tokens=[], strong_matched=[],
-                  missing_tokens=[v["raw"] for v in claim["values"] if v.get("salient")], excerpts=[],
-                  found_as={}, note=why, file=claim.get("file", ""))
-    return record
-
-
-class WorklistExportPipeline:
     def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
+        super().__init__(crawler)
         self.records: dict[str, dict[str, Any]] = {}
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        require_job(crawler, "worklist")
-        return cls(crawler)
-
     def process_item(self, item: Any) -> Any:
-        for record in ItemAdapter(item)["results"]:
+        for record in ItemAdapter(item)["outcome"].records:
             self.records.setdefault(record["id"], record)
         return item
 
-    def spider_closed(self, spider: ClaimSpider, reason: str) -> None:
+    def spider_closed(self, spider: Spider, reason: str) -> None:
         why = "not fetched" if reason == "finished" else f"not fetched: the crawl ended early ({reason})"
-        items = [self.records.get(c["id"]) or unfetched_record(c, why) for c in spider.claims]
+        run = run_of(self.crawler)
+        items = [self.records.get(c["id"]) or unfetched_record(c, why) for c in run.claims]
         stats = worklist_stats(items)
-        path = Path(spider.output_dir) / "worklist.json"
+        path = run.out_dir / "worklist.json"
         failure = run_failure(self.crawler)
         try:
             write_json(path, {
                 "version": 1,
                 "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "params": spider.params,
+                "params": run.params,
                 "complete": not failure,
                 "problems": [failure] if failure else [],
                 "stats": stats,

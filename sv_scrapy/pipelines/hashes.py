@@ -6,15 +6,14 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
-from sv_scrapy.core.fetchstatus import BINARY
-from sv_scrapy.core.text import content_hash, raw_hash
+from sv_scrapy.core.page.text import content_hash, raw_hash
 
 
 def keeps_pdf_bytes(page: ItemAdapter) -> bool:
     """A PDF we did not turn into text (a scan, or extraction switched off), or only by OCR, keeps
     its bytes: ``scrapy verify`` sends them to the model as a document."""
     return bool(page["body"]) and page["kind"] == "pdf" and (
-        page["pdf_no_text"] or page["text_method"] == "ocr" or page["fetch_status"] == BINARY)
+        page["pdf"] in ("no_text", "disabled") or page["text_method"] == "ocr")
 
 
 class HashPipeline:

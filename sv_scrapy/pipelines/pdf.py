@@ -11,10 +11,10 @@ from urllib.parse import urlsplit
 
 from itemadapter import ItemAdapter
 
-from sv_scrapy.core.fetchstatus import BINARY, UNAVAILABLE
-from sv_scrapy.core.ocr import OcrSettings, OcrText, OcrUnavailable, installed_languages, languages_for, needs_ocr, ocr_pdf
-from sv_scrapy.core.pdf import pdf_to_text
-from sv_scrapy.core.text import raw_hash
+from sv_scrapy.core.page.ocr import OcrSettings, OcrText, OcrUnavailable, installed_languages, languages_for, needs_ocr, ocr_pdf
+from sv_scrapy.core.page.pdf import pdf_to_text
+from sv_scrapy.core.page.text import raw_hash
+from sv_scrapy.run import find_run
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
 
-    from sv_scrapy.core.store import ContentStore
+    from sv_scrapy.core.audit.store import ContentStore
 
 logger = logging.getLogger(__name__)
 
@@ -56,21 +56,22 @@ class PdfTextPipeline:
 
     @property
     def _store(self) -> ContentStore | None:
-        return getattr(self.crawler.spider, "store", None)
+        run = find_run(self.crawler)
+        return run.store if run is not None else None
 
     async def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
-        if page["not_modified"]:
+        if page["fetched"].http_status == 304:
             self._restore_ocr(page)
             return item
         if page["kind"] != "pdf":
             return item
+        # what is not read is named here; core.page.pagerecord says what that makes the page
         if not self.enabled:
-            page["fetch_status"], page["note"] = BINARY, "PDF extraction disabled in config (pdf.enabled)"
+            page["pdf"] = "disabled"
             return item
-        if page["truncated"]:
-            page["fetch_status"] = UNAVAILABLE
-            page["note"] = f"PDF larger than pdf.max_bytes ({self.max_bytes} bytes): a cut PDF cannot be read"
+        if page["fetched"].truncated:
+            page["pdf"] = "cut"
             return item
         loop = asyncio.get_running_loop()
         result = await loop.run_in_executor(self._executor, pdf_to_text, page["body"], self.max_pages)
@@ -79,14 +80,14 @@ class PdfTextPipeline:
         if self.ocr is not None and not result.error and needs_ocr(result.text, result.pages):
             ocr, ocr_note = await loop.run_in_executor(self._executor, self._read_scan, page)
             if ocr is not None and len(ocr.text.split()) > 2 * len(result.text.split()):
-                page["text"], page["text_method"], page["note"] = ocr.text, "ocr", ocr.note()
+                page["text"], page["text_method"], page["read_note"] = ocr.text, "ocr", ocr.note()
                 page["ocr"] = ocr.summary()
                 return item
         if result.has_text:
             page["text"], page["text_method"] = result.text, f"pdf:{result.method}"
         else:
-            page["pdf_no_text"] = True
-            page["note"] = (
+            page["pdf"] = "no_text"
+            page["read_note"] = (
                 f"PDF could not be parsed ({result.error})" if result.error
                 else f"PDF with no text layer ({result.pages} page(s)): a scan?"
             ) + (f" {ocr_note}" if ocr_note else "")
@@ -96,7 +97,7 @@ class PdfTextPipeline:
         """(reading, note) in the PDF worker thread: the cached reading of these bytes, else OCR."""
         assert self.ocr is not None
         store, key = self._store, raw_hash(page["body"])
-        hosts = [urlsplit(u).hostname or "" for u in (page["url"], page["final_url"]) if u]
+        hosts = [urlsplit(u).hostname or "" for u in (page["url"], page["fetched"].final_url) if u]
         try:
             languages = languages_for(hosts, [c.get("scope", "") for c in page["claims"]], self.ocr.languages,
                                       installed_languages(self.ocr.command))
@@ -134,5 +135,5 @@ class PdfTextPipeline:
             return
         cached = OcrText.from_json(store.ocr_text(entry.raw_hash) or {})
         if cached is not None and cached.text.strip():
-            page["text_method"], page["ocr"], page["note"] = "ocr", cached.summary(), cached.note()
+            page["text_method"], page["ocr"], page["read_note"] = "ocr", cached.summary(), cached.note()
             self._count("cache_hit")

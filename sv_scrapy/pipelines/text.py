@@ -1,4 +1,5 @@
-"""Classify a fetched body (PDF by magic bytes, binary, HTML, plain text) and read HTML/text."""
+"""Classify a fetched body (PDF by magic bytes, binary, HTML, plain text) and read HTML/text;
+a binary is only named here (``core.page.pagerecord`` makes it ``BINARY``)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from sv_scrapy.core.fetchstatus import BINARY, OK
-from sv_scrapy.core.pdf import is_pdf
-from sv_scrapy.core.text import decode_html, html_lang, html_to_text
+from sv_scrapy.core.page.pdf import is_pdf
+from sv_scrapy.core.page.text import decode_html, html_lang, html_to_text
 from sv_scrapy.runtime import load_cached
 
 if TYPE_CHECKING:
@@ -46,16 +46,13 @@ class TextPipeline:
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
-        body = page["body"]
-        if page["fetch_status"] != OK or body is None:
+        body, fetched = page["body"], page["fetched"]
+        if body is None:  # a failure, a refusal or a 304: nothing to read (core.page.pagerecord.body_to_read)
             return item
-        kind = classify(body, page["content_type"], self.binary_prefixes)
+        kind = classify(body, fetched.content_type, self.binary_prefixes)
         page["kind"] = kind
-        if kind == "binary":
-            page["fetch_status"] = BINARY
-            page["note"] = page["note"] or f"binary content ({page['content_type'] or 'no type'}): not read"
-        elif kind in ("html", "text"):
-            _, decoded = decode_html(body, page["content_type"] or None, truncated=page["truncated"])
+        if kind in ("html", "text"):
+            _, decoded = decode_html(body, fetched.content_type or None, truncated=fetched.truncated)
             page["text"] = html_to_text(decoded) if kind == "html" else decoded
             if kind == "html" and not page["lang"]:
                 page["lang"] = html_lang(decoded)

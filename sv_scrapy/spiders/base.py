@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterator, Mapping
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
@@ -19,17 +19,18 @@ from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
 from sv_scrapy.core.atomic import check_writable
-from sv_scrapy.core.claims import Extraction, extract_corpus, unknown_scope
+from sv_scrapy.core.audit.runlock import acquire
+from sv_scrapy.core.claims.claims import Extraction, extract_corpus, unknown_scope
 from sv_scrapy.core.errors import ArgumentError
-from sv_scrapy.core.fetchstatus import EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
-from sv_scrapy.core.runlock import acquire
-from sv_scrapy.core.safety import host_listed, refusal_reason
-from sv_scrapy.core.shell import shell_markers, shell_signs
-from sv_scrapy.core.text import decode_html, html_title, html_to_text
+from sv_scrapy.core.page.pagerecord import Fetched, FetchFailure, body_to_read
+from sv_scrapy.core.page.safety import host_listed, refusal_reason
+from sv_scrapy.core.page.shell import shell_markers, shell_signs
+from sv_scrapy.core.page.text import decode_html, html_title, html_to_text
 from sv_scrapy.downloadermiddlewares.guard import TargetRefused
 from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
 from sv_scrapy.items import PageItem
-from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, resolve
+from sv_scrapy.run import Run, attach, run_of
+from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, page_rules, resolve
 
 if TYPE_CHECKING:
     from typing import Self
@@ -46,79 +47,21 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def parse_bool(name: str, raw: str) -> bool:
-    low = str(raw).strip().lower()
-    if low in ("1", "true", "yes", "on"):
-        return True
-    if low in ("0", "false", "no", "off", ""):
-        return False
-    raise ArgumentError(f"-a {name}={raw!r}: expected 1/0, true/false or yes/no")
-
-
-def parse_int(name: str, raw: str, minimum: int = 0) -> int:
-    try:
-        value = int(str(raw).strip())
-    except ValueError:
-        raise ArgumentError(f"-a {name}={raw!r}: expected a whole number") from None
-    if value < minimum:
-        raise ArgumentError(f"-a {name}={raw!r}: must be >= {minimum}")
-    return value
-
-
-def parse_date(name: str, raw: str) -> date:
-    try:
-        return date.fromisoformat(str(raw).strip())
-    except ValueError:
-        raise ArgumentError(f"-a {name}={raw!r}: expected a date YYYY-MM-DD") from None
-
-
-def _failure_note(failure: Failure, attempts: int) -> tuple[str, str]:
+def describe_failure(failure: Failure) -> FetchFailure:
+    """The downloader's exception as facts for ``core.page.pagerecord.failure_outcome``."""
     exc = failure.value
     if isinstance(exc, RobotsDisallowed):
-        return ROBOTS, "robots.txt disallows this URL"
+        return FetchFailure("robots")
     if isinstance(exc, TargetRefused):
-        return EXCLUDED, str(exc)
-    if isinstance(exc, IgnoreRequest):
-        text = str(exc)
-        if "redirect" in text.lower():
-            return UNAVAILABLE, f"redirects not followed to the end: {text} (loop or chain too long)"
-        return UNAVAILABLE, f"request dropped: {text}"
-    name = type(exc).__name__
-    tries = f" after {attempts} attempt(s)"
-    if "Timeout" in name:
-        return UNAVAILABLE, f"timeout{tries}"
-    lost = "connectionlost" in str(exc).lower().replace(" ", "") or "connection lost" in str(exc).lower()
-    if name in ("ResponseDataLossError", "ConnectionLost", "ResponseFailed", "ConnectionDone") or lost:
-        return UNAVAILABLE, f"connection reset mid-response{tries}"
-    if "Refused" in name:
-        return UNAVAILABLE, f"connection refused{tries}"
-    if "Resolve" in name or "DNS" in name:
-        return UNAVAILABLE, f"DNS lookup failed{tries}"
-    if name == "TunnelError":
-        return UNAVAILABLE, f"proxy tunnel failed{tries}: {str(exc)[:120]}"
-    return UNAVAILABLE, f"{name}{tries}: {str(exc)[:160]}"
-
-
-def _render_failure(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    low = str(exc).lower()
-    if "executable doesn't exist" in low or "failed to launch" in low or "no such file" in low or "launch" in low:
-        return f"browser not available ({text[:160]})"
-    if "timeout" in low or "Timeout" in type(exc).__name__:
-        return f"render timeout: {text[:160]}"
-    return f"rendering failed: {type(exc).__name__}: {text[:160]}"
+        return FetchFailure("refused", message=str(exc))
+    kind = "ignored" if isinstance(exc, IgnoreRequest) else "error"
+    return FetchFailure(kind, type(exc).__name__, str(exc))
 
 
 class ClaimSpider(scrapy.Spider):
-    """Base: ``self.claims`` (selected claim records) decide which URLs are fetched."""
+    """Base: the run's claims (``open_run``) decide which URLs are fetched."""
 
     ARGUMENTS: ClassVar[tuple[str, ...]] = ()
-
-    runtime: Runtime
-    claims: list[dict[str, Any]]
-    by_url: dict[str, list[dict[str, Any]]]  # the claims citing each URL, one request each
-    params: dict[str, Any]
-    output_dir: str
 
     @classmethod
     def parse_arguments(cls, raw: Mapping[str, Any]) -> dict[str, Any]:  # pragma: no cover
@@ -136,17 +79,16 @@ class ClaimSpider(scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
-        spider.runtime = resolve(crawler.settings)
-        spider.params = cls.parse_arguments(kwargs)
-        spider.output_dir = str(spider.runtime.output_dir)
-        spider.claims = spider.select_claims()
-        spider.by_url = {}
-        for claim in spider.claims:
-            spider.by_url.setdefault(claim["source_url"], []).append(claim)
+        attach(crawler, spider.open_run(resolve(crawler.settings), cls.parse_arguments(kwargs)))
         return spider
 
-    def select_claims(self) -> list[dict[str, Any]]:  # pragma: no cover
+    def open_run(self, rt: Runtime, params: dict[str, Any]) -> Run:  # pragma: no cover
+        """The crawl's ``Run``: its claims selected, its store opened (once, from ``from_crawler``)."""
         raise NotImplementedError
+
+    @property
+    def run(self) -> Run:
+        return run_of(self.crawler)
 
     @classmethod
     def extract(cls, rt: Runtime, params: Mapping[str, Any]) -> Extraction:
@@ -183,7 +125,7 @@ class ClaimSpider(scrapy.Spider):
     def request_for(self, url: str, render_reason: str = "") -> scrapy.Request:
         meta: dict[str, Any] = {"sv_url": url, "handle_httpstatus_list": HANDLED_STATUSES, "dont_merge_cookies": True}
         host = urlsplit(url).hostname or ""
-        if not render_reason and host_listed(host, self.runtime.config.fetch.js_spa_hosts):
+        if not render_reason and host_listed(host, self.run.runtime.config.fetch.js_spa_hosts):
             render_reason = "host listed in js_spa_hosts"
         if render_reason and self.render_enabled:
             meta.update(playwright=True, sv_render_reason=render_reason, playwright_context="sv",
@@ -206,7 +148,7 @@ class ClaimSpider(scrapy.Spider):
         # most pages show no app marker at all: only those pay for a second text extraction
         if not shell_markers(decoded):
             return None
-        signs = shell_signs(decoded, html_to_text(decoded), self.runtime.config.fetch.min_text_chars)
+        signs = shell_signs(decoded, html_to_text(decoded), self.run.runtime.config.fetch.min_text_chars)
         if not signs:
             return None
         self.crawler.stats.inc_value("sv/render/shell_detected")
@@ -216,70 +158,40 @@ class ClaimSpider(scrapy.Spider):
         return self.request_for(url, render_reason="looks client-rendered: " + ", ".join(signs))
 
     async def start(self) -> AsyncIterator[Any]:
-        for url, claims in self.by_url.items():
-            reason = refusal_reason(url, self.runtime.config.liveness.excluded_hosts)
+        for url, claims in self.run.by_url.items():
+            reason = refusal_reason(url, self.run.runtime.config.liveness.excluded_hosts)
             if reason:
                 self.crawler.stats.inc_value("sv/spider/excluded")
-                yield PageItem(url=url, claims=claims, fetch_status=EXCLUDED, note=reason, fetched_at=now_iso())
+                yield PageItem(url=url, claims=claims, fetched=Fetched(url, now_iso(), refused=reason))
                 continue
             yield self.request_for(url)
-
-    def _claims_of(self, url: str) -> list[dict[str, Any]]:
-        return self.by_url.get(url, [])
 
     def parse_page(self, response: Response) -> Any:
         url = response.meta["sv_url"]
         headers = {k.decode("latin-1").lower(): v[0].decode("latin-1") for k, v in response.headers.items() if v}
         ctype = headers.get("content-type", "")
-        body = response.body
-        title = html_title(body[:20000].decode("utf-8", "replace")) if b"<title" in body[:20000].lower() else ""
-        lv = self.runtime.config.liveness
-        stopped = response.meta.get("sv_stopped", "")
-        item = PageItem(
-            url=url, claims=self._claims_of(url), final_url=response.url, http_status=response.status,
-            content_type=ctype, body=body, fetched_at=now_iso(), title=title,
-            etag=headers.get("etag", ""), last_modified=headers.get("last-modified", ""),
-            lang=headers.get("content-language", "").split(",")[0].strip(),
-            attempts=response.meta.get("retry_times", 0) + 1,
-            truncated="download_stopped" in response.flags and not stopped.startswith("binary"),
-            rendered="playwright" in response.flags,
-        )
         retry = self._shell_retry(response, url, ctype)
         if retry is not None:
             yield retry
             return
-        if response.status == 304:
-            item.fetch_status, item.not_modified, item.body = OK, True, None
-            yield item
-            return
-        challenge = challenge_reason(response.status, headers, title, lv.cloudflare_headers, lv.cloudflare_titles,
-                                     lv.indeterminate_status_codes)
-        outcome = (UNAVAILABLE, challenge) if challenge else status_outcome(response.status, lv.indeterminate_status_codes)
-        if outcome:
-            item.fetch_status, item.note = outcome
-            refused = response.meta.get("sv_retry_after_refused")
-            if refused:
-                item.note += f"; Retry-After {refused:g} s is longer than we wait"
-            elif item.attempts > 1:
-                item.note += f" after {item.attempts} attempts"
-            item.body = None
-        else:
-            item.fetch_status = OK
-            item.note = stopped
-            if response.meta.get("sv_shell"):
-                item.note = f"JavaScript shell ({response.meta['sv_shell']}); rendering is off (SV_RENDER_ENABLED)"
-            elif item.rendered:
-                item.note = f"rendered in Chromium ({response.meta.get('sv_render_reason', 'requested')})"
-            if stopped.startswith("binary"):
-                item.body = body[:1024]
-        yield item
+        body = response.body
+        title = html_title(body[:20000].decode("utf-8", "replace")) if b"<title" in body[:20000].lower() else ""
+        stopped = response.meta.get("sv_stopped", "")
+        fetched = Fetched(
+            url, now_iso(), final_url=response.url, http_status=response.status, headers=headers, title=title,
+            rendered="playwright" in response.flags, via_browser=bool(response.meta.get("playwright")),
+            render_reason=response.meta.get("sv_render_reason", ""), attempts=response.meta.get("retry_times", 0) + 1,
+            truncated="download_stopped" in response.flags and not stopped.startswith("binary"), stopped=stopped,
+            shell=response.meta.get("sv_shell", ""), retry_after_refused=response.meta.get("sv_retry_after_refused") or 0.0,
+        )
+        yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched,
+                       body=body_to_read(fetched, body, page_rules(self.run.runtime.config)),
+                       lang=headers.get("content-language", "").split(",")[0].strip())
 
     def on_error(self, failure: Failure) -> Any:
         request = failure.request  # type: ignore[attr-defined]
         url = request.meta["sv_url"]
-        status, note = _failure_note(failure, request.meta.get("retry_times", 0) + 1)
-        if request.meta.get("playwright") and status == UNAVAILABLE:
-            note = _render_failure(failure.value or Exception("unknown"))
         self.crawler.stats.inc_value(f"sv/spider/failure/{type(failure.value).__name__}")
-        yield PageItem(url=url, claims=self._claims_of(url), fetch_status=status, note=note, fetched_at=now_iso(),
-                       final_url=request.url)
+        fetched = Fetched(url, now_iso(), final_url=request.url, attempts=request.meta.get("retry_times", 0) + 1,
+                          via_browser=bool(request.meta.get("playwright")), failure=describe_failure(failure))
+        yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Any
 
-from sv_scrapy.core.sampling import select_sample
-from sv_scrapy.core.store import ContentStore
-from sv_scrapy.spiders.base import ClaimSpider, parse_bool, parse_date, parse_int
+from sv_scrapy.core.args import parse_bool, parse_date, parse_int
+from sv_scrapy.core.audit.store import ContentStore
+from sv_scrapy.core.claims.sampling import select_sample
+from sv_scrapy.run import Run
+from sv_scrapy.runtime import Runtime
+from sv_scrapy.spiders.base import ClaimSpider
 
 
 class WorklistSpider(ClaimSpider):
@@ -25,17 +27,16 @@ class WorklistSpider(ClaimSpider):
         return {
             "country": (str(raw["country"]).strip() or None) if "country" in raw else None,
             "section": (str(raw["section"]).strip() or None) if "section" in raw else None,
-            "sample": parse_int("sample", raw["sample"]) if "sample" in raw else None,
-            "include_secondary": parse_bool("include_secondary", raw.get("include_secondary", "0")),
-            "seed": parse_int("seed", raw.get("seed", "1234")),
-            "as_of": (parse_date("as_of", raw["as_of"]) if "as_of" in raw
+            "sample": parse_int("-a sample=", raw["sample"]) if "sample" in raw else None,
+            "include_secondary": parse_bool("-a include_secondary=", raw.get("include_secondary", "0")),
+            "seed": parse_int("-a seed=", raw.get("seed", "1234")),
+            "as_of": (parse_date("-a as_of=", raw["as_of"]) if "as_of" in raw
                       else datetime.now(UTC).date()).isoformat(),
         }
 
-    def select_claims(self) -> list[dict[str, Any]]:
-        rt, p = self.runtime, self.params
+    def open_run(self, rt: Runtime, params: dict[str, Any]) -> Run:
+        p = params
         extraction = self.extract(rt, p)
-        self.store = ContentStore(Path(self.output_dir) / "store")
         for problem in extraction.skipped:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
         size = rt.config.sampling.default_sample if p["sample"] is None else p["sample"]
@@ -44,4 +45,4 @@ class WorklistSpider(ClaimSpider):
         p["sample"] = size
         p["claims_in_scope"] = len(extraction.claims)
         self.logger.info("selected %(n)d of %(total)d claims", {"n": len(chosen), "total": len(extraction.claims)})
-        return [c.as_dict() for c in chosen]
+        return Run("worklist", rt, p, [c.as_dict() for c in chosen], ContentStore(rt.output_dir / "store"), rt.output_dir)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.core.claims import (
+from sv_scrapy.core.claims.claims import (
     Extraction,
     ExtractOptions,
     claim_id,

@@ -13,9 +13,9 @@ import datetime
 import pytest
 from babel import Locale, dates, numbers
 
-from sv_scrapy.core.pagescan import PageIndex
-from sv_scrapy.core.prefilter import PrefilterSettings, Prior, prior_for_text
-from sv_scrapy.core.values import extract_values
+from sv_scrapy.core.claims.values import extract_values
+from sv_scrapy.core.page.pagescan import PageIndex
+from sv_scrapy.core.page.prefilter import PrefilterSettings, Prior, prior_for_text
 
 LOCALES = (
     "en_US", "en_GB", "en_IN", "en_AU", "fr_FR", "fr_CH", "de_DE", "de_AT", "de_CH", "it_IT",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sv_scrapy.core.links import attribute, find_links, mask_urls, pointer_flags
-from sv_scrapy.core.values import extract_values
+from sv_scrapy.core.claims.links import attribute, find_links, mask_urls, pointer_flags
+from sv_scrapy.core.claims.values import extract_values
 
 
 def owned(line: str) -> list[list[str]]:

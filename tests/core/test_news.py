@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sv_scrapy.core.news import apply_transitions, new_findings, news
+from sv_scrapy.core.audit.news import apply_transitions, new_findings, news
 
 
 def rec(cid: str = "xx:3:aaaa", prior: str = "TOKENS_PRESENT", status: str = "OK", **extra: Any) -> dict[str, Any]:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.core.ocr import (
+from sv_scrapy.core.audit.store import ContentStore
+from sv_scrapy.core.page.ocr import (
     OcrSettings,
     OcrText,
     OcrUnavailable,
@@ -21,11 +22,10 @@ from sv_scrapy.core.ocr import (
     ocr_prior,
     parse_tsv,
 )
-from sv_scrapy.core.pagescan import PageIndex
-from sv_scrapy.core.pdf import pdf_to_text
-from sv_scrapy.core.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT, Prior
-from sv_scrapy.core.store import ContentStore
-from sv_scrapy.mockweb.pdfgen import scan_pdf
+from sv_scrapy.core.page.pagescan import PageIndex
+from sv_scrapy.core.page.pdf import pdf_to_text
+from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT, Prior
+from testing.mockweb.pdfgen import scan_pdf
 
 needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None,
                                      reason="tesseract not installed (make install installs tesseract-ocr)")

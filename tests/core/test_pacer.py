@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sv_scrapy.config import HostPolicy
+from sv_scrapy.core.policy import HostPolicy
 from sv_scrapy.core.politeness import HostFloors, Pacer
 from sv_scrapy.runtime import PROJECT_DIR, load_cached
 

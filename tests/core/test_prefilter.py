@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sv_scrapy.core.prefilter import PrefilterSettings, prior_for_text, prior_without_text
-from sv_scrapy.core.values import extract_values
+from sv_scrapy.core.claims.values import extract_values
+from sv_scrapy.core.page.prefilter import PrefilterSettings, prior_for_text, prior_without_text
 
 SETTINGS = PrefilterSettings(excerpt_window_chars=40, max_excerpts=2, min_text_chars=0, js_spa_hosts=("spa.gov.hk",))
 FILLER = " Lorem ipsum dolor sit amet." * 10

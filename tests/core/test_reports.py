@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.core.claimtext import claim_html, claim_md, plain
 from sv_scrapy.core.escape import md_text
-from sv_scrapy.core.hint import page_words
-from sv_scrapy.core.issuecut import GITHUB_ISSUE_LIMIT, gh_len
-from sv_scrapy.core.report_html import render_html
-from sv_scrapy.core.report_md import issue_markdown, markdown_sections, render_markdown
-from sv_scrapy.core.sourcelinks import git_checkout, resolve_links
+from sv_scrapy.core.report.claimtext import claim_html, claim_md, plain
+from sv_scrapy.core.report.hint import page_words
+from sv_scrapy.core.report.issuecut import GITHUB_ISSUE_LIMIT, gh_len
+from sv_scrapy.core.report.report_html import render_html
+from sv_scrapy.core.report.report_md import issue_markdown, markdown_sections, render_markdown
+from sv_scrapy.core.report.sourcelinks import git_checkout, resolve_links
 
 PROSE = "DMTO 5.81 % (art. 1594 D, since 2026-12-03) — per-sale, 3-5 days; see note 2."
 

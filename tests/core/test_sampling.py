@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from sv_scrapy.core.claims import Claim
-from sv_scrapy.core.sampling import score, select_sample, stamp_age_days
+from sv_scrapy.core.claims.claims import Claim
+from sv_scrapy.core.claims.sampling import score, select_sample, stamp_age_days
 
 WEIGHTS = {"stale_marker": 100, "never_verified": 50, "stamp_age_per_30d": 8, "salient_statute_or_money": 10}
 AS_OF = date(2026, 12, 1)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sv_scrapy.core.pdf import is_pdf, pdf_to_text
-from sv_scrapy.core.text import content_hash, decode_html, html_to_text
-from sv_scrapy.mockweb.pdfgen import scanned_pdf, text_pdf
+from sv_scrapy.core.page.pdf import is_pdf, pdf_to_text
+from sv_scrapy.core.page.text import content_hash, decode_html, html_to_text
+from testing.mockweb.pdfgen import scanned_pdf, text_pdf
 
 
 @pytest.mark.parametrize(

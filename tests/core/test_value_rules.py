@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from sv_scrapy.core.candidates import allowlist_candidates, candidates_markdown
-from sv_scrapy.core.claims import Extraction, ExtractOptions, SecondaryCitation, extract_file, extraction_stats
+from sv_scrapy.core.claims.candidates import allowlist_candidates, candidates_markdown
+from sv_scrapy.core.claims.claims import Extraction, ExtractOptions, SecondaryCitation, extract_file, extraction_stats
+from sv_scrapy.core.claims.links import find_links, pointer_flags
+from sv_scrapy.core.claims.values import extract_values
 from sv_scrapy.core.hosts import HostRules
-from sv_scrapy.core.links import find_links, pointer_flags
-from sv_scrapy.core.values import extract_values
 
 
 def salient(text: str) -> list[tuple[str, str]]:

@@ -1,0 +1,152 @@
+"""What is new since the previous audit: each claim's outcome compared with the one the store
+kept, so the report can open with the month's news instead of the standing backlog.
+
+Transitions (one per claim, the strongest wins):
+
+* ``newly_dead`` — DEAD now, not DEAD before (after the configured fail streak);
+* ``newly_unavailable`` — not read now (``SOURCE_UNAVAILABLE``), read before;
+* ``vanished`` — the page had the figure (``TOKENS_PRESENT``) and now does not
+  (``TOKENS_ABSENT``, or only a weak match is left): the strongest signal this tool has;
+* ``appeared`` — the figure is on the page now and was not before;
+* ``recovered`` — read again after being unavailable or dead;
+* ``new_claim`` — a claim the previous audit of its scope did not have.
+
+A figure transition is **confirmed** like a content change (``core.audit.changes``): at once when
+the page is settled (its text is the confirmed baseline, or a change settled on this run),
+otherwise only when the next audit sees the same prior again. A page whose text differs on
+every run can still report a vanished figure, one month late; a page that flips back is
+never reported. ``previous_prior`` is the prior this audit compared against.
+
+A claim keeps its outcome when its line moves: unmatched ids are matched by a fingerprint
+(scope, cited URL, figures).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from sv_scrapy.core.page.fetchstatus import DEAD
+from sv_scrapy.core.page.prefilter import SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT, WEAK_MATCH
+
+VANISHED, APPEARED = "vanished", "appeared"
+NEWLY_UNAVAILABLE, NEWLY_DEAD = "newly_unavailable", "newly_dead"
+RECOVERED, NEW_CLAIM = "recovered", "new_claim"
+TRANSITIONS = (VANISHED, APPEARED, NEWLY_UNAVAILABLE, NEWLY_DEAD, RECOVERED, NEW_CLAIM)
+STALE_CHANGED = "stale_changed"  # a news section, not a transition: the record's own flag
+
+# news sections, most urgent first; each claim is listed once, in the first that holds it
+NEWS_SECTIONS: tuple[tuple[str, str, bool], ...] = (
+    # key, title, counts as a finding
+    (VANISHED, "Figure vanished — the page had it, now it does not", True),
+    (STALE_CHANGED, "⚠️ Page changed after `Last verified`", True),
+    (NEWLY_DEAD, "Newly DEAD", True),
+    (NEWLY_UNAVAILABLE, "Newly unavailable", True),
+    (NEW_CLAIM, "New claims", False),  # only those flagged count, see new_findings
+    (RECOVERED, "Recovered — read again", False),
+    (APPEARED, "Figure appeared", False),
+)
+
+
+def fingerprint(item: Mapping[str, Any]) -> str:
+    """What identifies a claim when its line number moves."""
+    norms = sorted(str(v.get("norm", "")) for v in item.get("values") or [] if v.get("salient", True))
+    key = "\x1f".join([str(item.get("scope", "")), str(item.get("source_url", "")), *norms])
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
+def figure_transition(before: str, now: str) -> str | None:
+    """A change of prior that says something about the figure itself.
+
+    >>> figure_transition("TOKENS_PRESENT", "TOKENS_ABSENT"), figure_transition("TOKENS_ABSENT", "WEAK_MATCH")
+    ('vanished', None)
+    """
+    if before == TOKENS_PRESENT and now in (TOKENS_ABSENT, WEAK_MATCH):
+        return VANISHED
+    if before in (TOKENS_ABSENT, WEAK_MATCH) and now == TOKENS_PRESENT:
+        return APPEARED
+    return None
+
+
+def judge(prev: Mapping[str, Any] | None, item: Mapping[str, Any], scope_audited_before: bool
+          ) -> tuple[str | None, str | None, str, dict[str, Any]]:
+    """(transition, previous_prior, pending transition or "", the outcome to keep) for one claim.
+
+    ``prev`` is the kept outcome: ``prior`` and ``fetch_status`` last seen, ``baseline`` the
+    last confirmed prior of a read page, ``pending`` a prior seen once on an unsettled page.
+    """
+    prior, status = str(item["prior"]), str(item["fetch_status"])
+    readable = prior != SOURCE_UNAVAILABLE
+    outcome: dict[str, Any] = {"prior": prior, "fetch_status": status, "scope": item.get("scope", ""),
+                               "fp": fingerprint(item), "baseline": prior if readable else "", "pending": ""}
+    if prev is None:
+        return (NEW_CLAIM if scope_audited_before else None), None, "", outcome
+    was_readable = prev.get("prior") != SOURCE_UNAVAILABLE
+    baseline = str(prev.get("baseline") or "")
+    if not readable:
+        outcome["baseline"], outcome["pending"] = baseline, ""
+        if status == DEAD and prev.get("fetch_status") != DEAD:
+            return NEWLY_DEAD, str(prev.get("prior")), "", outcome
+        return (NEWLY_UNAVAILABLE if was_readable else None), str(prev.get("prior")), "", outcome
+    settled = not item.get("in_flux") or prev.get("pending") == prior
+    change = figure_transition(baseline, prior) if baseline else None
+    if change and not settled:  # seen once on a page in flux: wait for the next audit
+        outcome["baseline"], outcome["pending"] = baseline, prior
+        return (None if was_readable else RECOVERED), baseline, change, outcome
+    if change:
+        return change, baseline, "", outcome
+    if not was_readable:
+        return RECOVERED, str(prev.get("prior")), "", outcome
+    return None, baseline or str(prev.get("prior")), "", outcome
+
+
+def apply_transitions(items: Sequence[dict[str, Any]], previous: Mapping[str, Mapping[str, Any]],
+                      audited_scopes: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """Set ``previous_prior``, ``transition`` and ``transition_pending`` on every item; return
+    the outcomes to keep: this audit's, plus the kept ones of scopes it did not audit."""
+    ids = {i["id"] for i in items}
+    by_fp: dict[str, list[str]] = {}
+    for cid, out in previous.items():
+        if cid not in ids:
+            by_fp.setdefault(str(out.get("fp", "")), []).append(cid)
+    scopes_before = set(audited_scopes)
+    kept: dict[str, dict[str, Any]] = {}
+    for item in items:
+        prev = previous.get(item["id"])
+        if prev is None:
+            moved = by_fp.get(fingerprint(item)) or []
+            prev = previous[moved.pop(0)] if moved else None
+        transition, before, pending, outcome = judge(prev, item, item.get("scope") in scopes_before)
+        item.update(previous_prior=before, transition=transition, transition_pending=pending or None)
+        kept[item["id"]] = outcome
+    audited_now = {i.get("scope") for i in items}
+    for cid, out in previous.items():
+        if cid not in kept and out.get("scope") not in audited_now:
+            kept[cid] = dict(out)  # a scope this audit did not cover keeps its outcomes
+    return kept
+
+
+def news(items: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+    """Section key -> the claims it lists, each claim once (``NEWS_SECTIONS`` order)."""
+    out: dict[str, list[Mapping[str, Any]]] = {key: [] for key, _, _ in NEWS_SECTIONS}
+    for item in items:
+        transition = item.get("transition")
+        if transition == VANISHED:
+            out[VANISHED].append(item)
+        elif item.get("stale_changed"):  # true only on the audit where the change settled
+            out[STALE_CHANGED].append(item)
+        elif transition in out:
+            out[str(transition)].append(item)
+    return out
+
+
+def is_flagged(item: Mapping[str, Any]) -> bool:
+    """A claim that needs a look whatever its history."""
+    return item.get("prior") == TOKENS_ABSENT or bool(item.get("stale_changed")) or item.get("fetch_status") == DEAD
+
+
+def new_findings(sections: Mapping[str, Sequence[Mapping[str, Any]]]) -> int:
+    """Claims in the news that need a look: every finding section, and new claims that are flagged."""
+    total = sum(len(sections.get(key, ())) for key, _, finding in NEWS_SECTIONS if finding)
+    return total + sum(1 for item in sections.get(NEW_CLAIM, ()) if is_flagged(item))

@@ -1,0 +1,252 @@
+"""The content store: one JSON entry per URL (plus its text, and a PDF's bytes when we could
+not read it), and a run journal so an audit killed halfway resumes where it stopped.
+
+Layout under ``<SV_OUTPUT_DIR>/store/``::
+
+    pages/<sha1(url)>.json   entry: hashes, validators, content state, fail streak, the
+                             excerpts around each claim's figures, this run's claim results
+    text/<sha1(url)>.txt     the cleaned text of the last fetch that had one
+    pdf/<sha1(url)>.pdf      bytes of a PDF without a text layer (for the LLM layer)
+    run.json                 the current run: id, parameters, finished or not
+    corrupt/                 entries and texts that failed their check, set aside
+
+Every file is written atomically, so a kill at any instant leaves either the old or the new
+version. File names are hashes, never page- or URL-derived text. Every entry carries a
+checksum of itself and every text file a hash of its text, checked on read: a damaged one
+(a disk error, a hand edit, a truncated copy) is moved to ``corrupt/``, named in
+``quarantined`` (for the report) and read as absent, so that page is fetched fresh and no
+other page's fail streak or baseline is touched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sv_scrapy.core.atomic import write_bytes, write_json, write_text
+from sv_scrapy.core.audit.changes import ContentState
+
+logger = logging.getLogger(__name__)
+
+TEXT_HEADER = "sv-text sha256="  # first line of a stored text: the hash of what follows
+
+
+def _sha256(data: str) -> str:
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+def _entry_checksum(data: dict[str, Any]) -> str:
+    return _sha256(json.dumps(data, sort_keys=True, ensure_ascii=False))
+
+
+def seal_text(text: str) -> str:
+    """A text as stored: a header line with its hash, then the text.
+
+    >>> seal_text("Taux 5,81 %").splitlines()[0][:20]
+    'sv-text sha256=c8a4b'
+    """
+    return f"{TEXT_HEADER}{_sha256(text)}\n{text}"
+
+
+def open_text(stored: str) -> str | None:
+    r"""The text of a stored file, or None when its hash does not match (or it has none).
+
+    >>> open_text(seal_text("a\nb")), open_text(seal_text("a\nb")[:-1]), open_text("a")
+    ('a\nb', None, None)
+    """
+    header, sep, text = stored.partition("\n")
+    if not sep or not header.startswith(TEXT_HEADER) or _sha256(text) != header[len(TEXT_HEADER):]:
+        return None
+    return text
+
+
+def url_key(url: str) -> str:
+    return hashlib.sha1(url.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Entry:
+    url: str
+    fetched_at: str = ""
+    http_status: int = 0
+    fetch_status: str = ""
+    content_hash: str = ""
+    raw_hash: str = ""
+    etag: str = ""
+    last_modified: str = ""
+    content_kind: str = ""
+    state: ContentState = field(default_factory=ContentState)
+    fail_streak: int = 0
+    excerpts: dict[str, list[str]] = field(default_factory=dict)  # claim id -> excerpts of the stable text
+    run_id: str = ""  # the run that wrote this entry
+    results: list[dict[str, Any]] = field(default_factory=list)  # that run's claim records
+    rendered: bool = False  # read through the browser: rendered again next run, never a 304
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Entry:
+        data = dict(data)
+        data["state"] = ContentState(**data.get("state", {}))
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+class ContentStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.quarantined: list[dict[str, str]] = []  # {"url", "file", "why"}: set aside this run
+
+    def _path(self, kind: str, url: str, suffix: str) -> Path:
+        return self.root / kind / f"{url_key(url)}{suffix}"
+
+    def _quarantine(self, path: Path, url: str, why: str) -> None:
+        target = self.root / "corrupt" / f"{path.name}.{datetime.now(UTC):%Y%m%dT%H%M%S}"
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+        except OSError:
+            target = path  # could not move it: it is still read as absent
+        self.quarantined.append({"url": url, "file": path.name, "why": why})
+        logger.warning("content store: %(why)s for %(url)s; set aside as %(target)s, the page is fetched fresh",
+                       {"why": why, "url": url, "target": target})
+
+    def load(self, url: str) -> Entry | None:
+        path = self._path("pages", url, ".json")
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            self._quarantine(path, url, f"unreadable entry ({exc.strerror})")
+            return None
+        try:
+            data = json.loads(raw)
+            checksum = data.pop("checksum", None)
+            if checksum != _entry_checksum(data):
+                raise ValueError("checksum mismatch")
+            entry = Entry.from_json(data)
+            if entry.url != url:
+                raise ValueError("entry of another URL")
+        except (ValueError, TypeError, AttributeError) as exc:
+            self._quarantine(path, url, f"corrupt entry ({str(exc)[:60]})")
+            return None
+        return entry
+
+    def save(self, entry: Entry) -> None:
+        data = asdict(entry)
+        write_json(self._path("pages", entry.url, ".json"), {**data, "checksum": _entry_checksum(data)})
+
+    def _read_text(self, url: str, suffix: str) -> str | None:
+        path = self._path("text", url, suffix)
+        try:
+            stored = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError):
+            stored = ""
+        text = open_text(stored)
+        if text is None:
+            self._quarantine(path, url, "stored text fails its hash check")
+        return text
+
+    def text(self, url: str) -> str | None:
+        return self._read_text(url, ".txt")
+
+    def save_text(self, url: str, text: str) -> None:
+        write_text(self._path("text", url, ".txt"), seal_text(text))
+
+    def stable_text(self, url: str) -> str | None:
+        """The text of the confirmed baseline (what "before" means when a change settles)."""
+        return self._read_text(url, ".stable.txt")
+
+    def save_stable_text(self, url: str, text: str) -> None:
+        write_text(self._path("text", url, ".stable.txt"), seal_text(text))
+
+    def pdf_path(self, url: str) -> Path:
+        return self._path("pdf", url, ".pdf")
+
+    def save_pdf(self, url: str, data: bytes) -> None:
+        write_bytes(self.pdf_path(url), data)
+
+    # -- the run journal -----------------------------------------------------------------
+    def begin_run(self, params: dict[str, Any]) -> tuple[str, bool]:
+        """(run id, resumed): an unfinished run with the same parameters is resumed."""
+        path = self.root / "run.json"
+        try:
+            run = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            run = {}
+        if run and not run.get("finished") and run.get("params") == params:
+            return str(run["run_id"]), True
+        run_id = uuid.uuid4().hex[:12]
+        write_json(path, {"run_id": run_id, "params": params, "finished": False,
+                          "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                          "previous_finished_at": run.get("finished_at", "") if run.get("finished") else
+                          run.get("previous_finished_at", "")})
+        return run_id, False
+
+    def run_info(self) -> dict[str, Any]:
+        try:
+            return dict(json.loads((self.root / "run.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return {}
+
+    def finish_run(self, run_id: str) -> None:
+        run = self.run_info()
+        if run.get("run_id") == run_id:
+            run.update(finished=True, finished_at=datetime.now(UTC).isoformat(timespec="seconds"))
+            write_json(self.root / "run.json", run)
+
+    # -- claims.json (each claim's last outcome) and history.json (each audit's counts): issue #14 --
+    def _read_json_file(self, name: str) -> Any:
+        try:
+            return json.loads((self.root / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # missing or damaged: as if no audit had finished before
+
+    def claim_outcomes(self) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+        """(claim id -> outcome kept by the last finished audit, scope -> when it was last audited)."""
+        data = self._read_json_file("claims.json")
+        if not isinstance(data, dict):
+            return {}, {}
+        outcomes, scopes = data.get("outcomes"), data.get("scopes")
+        return (outcomes if isinstance(outcomes, dict) else {}), (scopes if isinstance(scopes, dict) else {})
+
+    def save_claim_outcomes(self, outcomes: dict[str, dict[str, Any]], scopes: dict[str, str]) -> None:
+        write_json(self.root / "claims.json", {"version": 1, "scopes": scopes, "outcomes": outcomes})
+
+    def history(self) -> list[dict[str, Any]]:
+        """Each finished audit's counts, oldest first."""
+        data = self._read_json_file("history.json")
+        return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
+
+    def save_history(self, history: list[dict[str, Any]]) -> None:
+        write_json(self.root / "history.json", history)
+
+    # -- the OCR cache: ocr/<raw hash>.json, what OCR read of a scan (core/page/ocr.py) ----------
+    def _ocr_path(self, raw_hash: str) -> Path | None:
+        """The cache file of a PDF's raw hash; None for anything but a hex digest."""
+        if not 16 <= len(raw_hash) <= 64 or raw_hash.strip("0123456789abcdef"):
+            return None
+        return self.root / "ocr" / f"{raw_hash}.json"
+
+    def ocr_text(self, raw_hash: str) -> dict[str, Any] | None:
+        """The cached OCR reading of the PDF whose bytes hash to ``raw_hash``, if any: an
+        unchanged scan is OCR'd once, whatever its URL."""
+        path = self._ocr_path(raw_hash)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8")) if path else None
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def save_ocr_text(self, raw_hash: str, data: dict[str, Any]) -> None:
+        path = self._ocr_path(raw_hash)
+        if path is not None:
+            write_json(path, data)

@@ -1,0 +1,313 @@
+"""One page, start to finish: what the downloader produced for one URL -> its claim records.
+
+The one module that decides a page's ``fetch_status`` and note. Scrapy's side only carries
+facts in (``Fetched``: the response or the failure; ``Reading``: what the text, PDF and OCR
+stages read out of the body) and records out (``page_records``); the content store's side
+hands in the previous entry and takes ``next_entry`` back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from sv_scrapy.core.audit.changes import ContentState, changed_lines, fail_streak, settle, stale_changed
+from sv_scrapy.core.audit.store import Entry
+from sv_scrapy.core.page.fetchstatus import BINARY, DEAD, EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
+from sv_scrapy.core.page.ocr import ocr_digits, ocr_prior
+from sv_scrapy.core.page.pagescan import PageIndex
+from sv_scrapy.core.page.prefilter import (
+    PDF_NO_TEXT,
+    SOURCE_BINARY,
+    SOURCE_UNAVAILABLE,
+    PrefilterSettings,
+    Prior,
+    prior_for_text,
+    prior_without_text,
+)
+
+# the claim record: the seed's fields first (copied from the claim), then what a reviewer also wants
+CLAIM_KEYS = ("id", "scope", "section", "line_no", "claim_text", "values", "source_url", "source_host",
+              "source_tier", "inline_stamp")
+
+
+@dataclass(frozen=True)
+class FetchFailure:
+    """A request that produced no response, as the downloader described it."""
+
+    kind: str  # robots | refused (target guard) | ignored (a middleware dropped it) | error
+    exc_name: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What the downloader produced for one URL: a response, a failure, or a refusal."""
+
+    url: str  # as cited
+    fetched_at: str
+    final_url: str = ""
+    http_status: int = 0
+    headers: Mapping[str, str] = field(default_factory=dict)  # lower-case names, first values
+    title: str = ""
+    rendered: bool = False  # read through the browser
+    via_browser: bool = False  # the request asked for the browser (failures included)
+    render_reason: str = ""
+    attempts: int = 1
+    truncated: bool = False
+    stopped: str = ""  # the body cap's note ("binary …" when it stopped reading a binary)
+    shell: str = ""  # JavaScript-shell signs of a page not rendered (rendering off)
+    retry_after_refused: float = 0.0
+    failure: FetchFailure | None = None
+    refused: str = ""  # never requested: the target guard's reason
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the reading stages got out of the body (or the store, for a 304)."""
+
+    kind: str = ""  # html | text | pdf | binary; "" when nothing was read
+    text: str = ""
+    text_method: str = ""  # html | text | pdf:pypdfium2 | pdf:pdfminer | ocr | store (304 Not Modified)
+    lang: str = ""
+    pdf: str = ""  # "" | disabled | cut | no_text
+    note: str = ""  # the reader's own note (OCR, a PDF without text)
+    ocr: Mapping[str, Any] | None = None
+    content_hash: str = ""
+    restored: bool | None = None  # a 304: True when the store had a copy; None when no store was asked
+
+
+@dataclass(frozen=True)
+class PageRules:
+    """The config the page's judgement needs (built from ``config.py`` by ``runtime.page_rules``)."""
+
+    prefilter: PrefilterSettings = field(default_factory=PrefilterSettings)
+    blocking_codes: frozenset[int] = frozenset()
+    challenge_headers: tuple[str, ...] = ()
+    challenge_titles: tuple[str, ...] = ()
+    dead_after: int = 3
+    max_pdf_bytes: int = 0
+    min_ocr_confidence: float = 70.0
+
+
+@dataclass(frozen=True)
+class Previous:
+    """The audit's memory of the URL: its store entry and stable text (change detection, streaks)."""
+
+    entry: Entry | None = None
+    stable_text: str | None = None
+
+
+@dataclass(frozen=True)
+class PageOutcome:
+    fetch_status: str
+    note: str
+    records: list[dict[str, Any]]
+    raw_status: str = ""  # before a fail streak restated it (what the stats count)
+    priors: tuple[str, ...] = ()
+    state: ContentState | None = None
+    changed: bool = False
+    fail_streak: int = 0
+
+
+def failure_outcome(failure: FetchFailure, attempts: int, via_browser: bool = False) -> tuple[str, str]:
+    """(fetch_status, note) of a request that got no response."""
+    if failure.kind == "robots":
+        return ROBOTS, "robots.txt disallows this URL"
+    if failure.kind == "refused":
+        return EXCLUDED, failure.message
+    if via_browser:
+        return UNAVAILABLE, _render_failure(failure)
+    if failure.kind == "ignored":
+        if "redirect" in failure.message.lower():
+            return UNAVAILABLE, f"redirects not followed to the end: {failure.message} (loop or chain too long)"
+        return UNAVAILABLE, f"request dropped: {failure.message}"
+    name, text, tries = failure.exc_name, failure.message, f" after {attempts} attempt(s)"
+    if "Timeout" in name:
+        return UNAVAILABLE, f"timeout{tries}"
+    lost = "connectionlost" in text.lower().replace(" ", "")
+    if name in ("ResponseDataLossError", "ConnectionLost", "ResponseFailed", "ConnectionDone") or lost:
+        return UNAVAILABLE, f"connection reset mid-response{tries}"
+    if "Refused" in name:
+        return UNAVAILABLE, f"connection refused{tries}"
+    if "Resolve" in name or "DNS" in name:
+        return UNAVAILABLE, f"DNS lookup failed{tries}"
+    if name == "TunnelError":
+        return UNAVAILABLE, f"proxy tunnel failed{tries}: {text[:120]}"
+    return UNAVAILABLE, f"{name}{tries}: {text[:160]}"
+
+
+def _render_failure(failure: FetchFailure) -> str:
+    first = failure.message.splitlines()[0] if failure.message else failure.exc_name
+    low = failure.message.lower()
+    if "executable doesn't exist" in low or "failed to launch" in low or "no such file" in low or "launch" in low:
+        return f"browser not available ({first[:160]})"
+    if "timeout" in low or "Timeout" in failure.exc_name:
+        return f"render timeout: {first[:160]}"
+    return f"rendering failed: {failure.exc_name}: {first[:160]}"
+
+
+def response_outcome(fetched: Fetched, rules: PageRules) -> tuple[str, str]:
+    """(fetch_status, note) of a response before its body is read: a challenge or a failing
+    status says so; a readable answer is OK with what the downloader noticed."""
+    if fetched.http_status == 304:
+        return OK, ""  # our conditional request answered: the text comes from the store
+    challenge = challenge_reason(fetched.http_status, fetched.headers, fetched.title, rules.challenge_headers,
+                                 rules.challenge_titles, rules.blocking_codes)
+    outcome = (UNAVAILABLE, challenge) if challenge else status_outcome(fetched.http_status, rules.blocking_codes)
+    if outcome:
+        status, note = outcome
+        if fetched.retry_after_refused:
+            note += f"; Retry-After {fetched.retry_after_refused:g} s is longer than we wait"
+        elif fetched.attempts > 1:
+            note += f" after {fetched.attempts} attempts"
+        return status, note
+    if fetched.shell:
+        return OK, f"JavaScript shell ({fetched.shell}); rendering is off (SV_RENDER_ENABLED)"
+    if fetched.rendered:
+        return OK, f"rendered in Chromium ({fetched.render_reason or 'requested'})"
+    return OK, fetched.stopped
+
+
+def body_to_read(fetched: Fetched, body: bytes, rules: PageRules) -> bytes | None:
+    """The bytes the reading stages get: none for a failing answer or a 304, a binary's first KiB."""
+    if fetched.http_status == 304 or response_outcome(fetched, rules)[0] != OK:
+        return None
+    return body[:1024] if fetched.stopped.startswith("binary") else body
+
+
+def page_status(fetched: Fetched, reading: Reading, rules: PageRules) -> tuple[str, str]:
+    """The page's ``fetch_status`` and note, from the downloader's answer and the reading of it."""
+    if fetched.refused:
+        return EXCLUDED, fetched.refused
+    if fetched.failure is not None:
+        return failure_outcome(fetched.failure, fetched.attempts, fetched.via_browser)
+    if fetched.http_status == 304:
+        if reading.restored is False:
+            return UNAVAILABLE, "304 Not Modified but no stored copy to read"
+        return OK, reading.note
+    status, note = response_outcome(fetched, rules)
+    if status != OK:
+        return status, note
+    if reading.kind == "binary":
+        return BINARY, note or f"binary content ({fetched.content_type or 'no type'}): not read"
+    if reading.pdf == "disabled":
+        return BINARY, "PDF extraction disabled in config (pdf.enabled)"
+    if reading.pdf == "cut":
+        return UNAVAILABLE, f"PDF larger than pdf.max_bytes ({rules.max_pdf_bytes} bytes): a cut PDF cannot be read"
+    return OK, reading.note or note
+
+
+def _restate(status: str, note: str, streak: int, dead_after: int) -> tuple[str, str]:
+    """DEAD only after ``dead_after`` failing runs; before that, "failing (k of n)"."""
+    if status == DEAD and streak < dead_after:
+        return UNAVAILABLE, f"failing ({streak} of {dead_after}): {note}"
+    if status == UNAVAILABLE and streak:
+        return status, f"failing ({min(streak, dead_after)} of {dead_after}): {note}"
+    return status, note
+
+
+def _prior(status: str, reading: Reading, values: list[dict[str, Any]], note: str, hosts: list[str],
+           rules: PageRules, index: PageIndex | None) -> Prior:
+    if status == OK and reading.pdf == "no_text":
+        return prior_without_text(values, PDF_NO_TEXT, note)
+    if status == OK and (index is not None or reading.kind in ("html", "text", "pdf")):
+        # an empty text is a thin page: prior_for_text says "indeterminate", never absent
+        prior = prior_for_text(values, reading.text, hosts, rules.prefilter, index)
+        return ocr_prior(prior, reading.ocr, rules.min_ocr_confidence) if reading.ocr and reading.text else prior
+    if status == OK:
+        return prior_without_text(values, SOURCE_UNAVAILABLE, "page read but no text came out")
+    if status == BINARY:
+        return prior_without_text(values, SOURCE_BINARY, note)
+    return prior_without_text(values, SOURCE_UNAVAILABLE, note)
+
+
+def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[str, Any]], rules: PageRules,
+                 previous: Previous | None = None) -> PageOutcome:
+    """Each claim citing the page, judged: ``fetch_status``, prior, excerpts and, given the
+    audit's ``previous`` (worklist: None), fail streak and change fields."""
+    raw_status, note = page_status(fetched, reading, rules)
+    status, streak, state, changed, in_flux = raw_status, 0, None, False, False
+    excerpts_before: dict[str, list[str]] = {}
+    diff: list[str] = []
+    if previous is not None:
+        entry = previous.entry or Entry(url=fetched.url)
+        # a refusal is our choice, not the page's failure: it neither breaks nor extends a streak
+        counts = raw_status not in (EXCLUDED, ROBOTS)
+        streak = fail_streak(entry.fail_streak, raw_status in (OK, BINARY)) if counts else 0
+        status, note = _restate(raw_status, note, streak, rules.dead_after)
+        state = entry.state
+        if reading.content_hash:
+            settled = settle(entry.state, reading.content_hash, fetched.fetched_at)
+            state, changed, in_flux = settled.state, settled.changed, settled.in_flux
+            if changed:
+                excerpts_before = entry.excerpts
+                diff = changed_lines(previous.stable_text or "", reading.text)
+    text = reading.text if status == OK else ""
+    # the page decides the locale: its declared language and its host's country are hints
+    final = fetched.final_url or fetched.url
+    host = urlsplit(final).hostname or ""
+    index = (PageIndex(ocr_digits(text) if reading.ocr else text, lang=reading.lang or None, host=host or None)
+             if text else None)
+    hosts = [urlsplit(fetched.url).hostname or "", host]
+    records, priors = [], []
+    for claim in claims:
+        prior = _prior(status, reading, claim["values"], note, hosts, rules, index)
+        priors.append(prior.prior)
+        record = claim_record(claim, status, prior, note)
+        record.update(final_url=final, http_status=fetched.http_status, text_method=reading.text_method,
+                      ocr_confidence=reading.ocr["confidence"] if reading.ocr else None,
+                      content_hash=reading.content_hash, fetched_at=fetched.fetched_at, rendered=fetched.rendered)
+        if previous is not None:
+            assert state is not None
+            record.update(content_changed=changed, changed_at=state.changed_at if changed else "",
+                          stale_changed=changed and stale_changed(state.changed_at, record.get("inline_stamp")),
+                          in_flux=in_flux, previous_excerpts=excerpts_before.get(record["id"], []) if changed else [],
+                          change_diff=diff, not_modified=fetched.http_status == 304, fail_streak=streak)
+        records.append(record)
+    return PageOutcome(status, note, records, raw_status, tuple(priors), state, changed, streak)
+
+
+def claim_record(claim: Mapping[str, Any], fetch_status: str, prior: Prior, note: str = "") -> dict[str, Any]:
+    """The one claim-record schema (worklist and audit items): the seed's fields, then the verdict."""
+    record = {k: claim[k] for k in CLAIM_KEYS}
+    record.update(fetch_status=fetch_status, prior=prior.prior, matched_tokens=prior.matched_tokens,
+                  strong_matched=prior.strong_matched, missing_tokens=prior.missing_tokens, excerpts=prior.excerpts,
+                  found_as=prior.found_as, note=prior.note or note, file=claim.get("file", ""))
+    return record
+
+
+def unfetched_record(claim: Mapping[str, Any], why: str) -> dict[str, Any]:
+    """A selected claim whose page never came back: reported, never dropped."""
+    return claim_record(claim, UNAVAILABLE, prior_without_text(claim["values"], SOURCE_UNAVAILABLE), why)
+
+
+def journal_outcome(entry: Entry) -> PageOutcome:
+    """A URL finished earlier in this (resumed) run: its journalled records are final."""
+    return PageOutcome(entry.fetch_status, "", list(entry.results), entry.fetch_status)
+
+
+def next_entry(fetched: Fetched, reading: Reading, outcome: PageOutcome, previous: Entry | None, run_id: str,
+               raw_hash: str = "") -> Entry:
+    """The store entry the audit journals for the URL once its records are made."""
+    prev = previous or Entry(url=fetched.url)
+    ok = outcome.raw_status in (OK, BINARY)
+    state = outcome.state or prev.state
+    etag, last_modified = fetched.headers.get("etag", ""), fetched.headers.get("last-modified", "")
+    if fetched.http_status == 304:
+        etag, last_modified = etag or prev.etag, last_modified or prev.last_modified
+    stable = bool(reading.content_hash) and state.stable_hash == reading.content_hash
+    return Entry(
+        url=fetched.url, fetched_at=fetched.fetched_at, http_status=fetched.http_status,
+        fetch_status=outcome.fetch_status, content_hash=reading.content_hash or prev.content_hash,
+        raw_hash=raw_hash or prev.raw_hash, etag=etag if ok else prev.etag,
+        last_modified=last_modified if ok else prev.last_modified, content_kind=reading.kind or prev.content_kind,
+        state=state, fail_streak=outcome.fail_streak,
+        excerpts={r["id"]: r["excerpts"] for r in outcome.records} if stable else prev.excerpts,
+        run_id=run_id, results=outcome.records, rendered=fetched.rendered if ok else prev.rendered)

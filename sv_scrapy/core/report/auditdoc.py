@@ -1,0 +1,79 @@
+"""Everything the audit adds to its claim records before the reports are drawn, pure: the
+transition since the previous audit, the page's own words for absent or changed claims, the
+link to the playbook line, the reading method, and a triage priority."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from sv_scrapy.core.audit.news import apply_transitions
+from sv_scrapy.core.claims.claims import Claim
+from sv_scrapy.core.claims.sampling import score
+from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, WEAK_MATCH
+from sv_scrapy.core.report.hint import page_words
+from sv_scrapy.core.report.sourcelinks import SourceLinks
+
+TEXT_METHODS = ("html", "pdf", "ocr", "rendered")
+_CLAIM_FIELDS = tuple(Claim.__dataclass_fields__)
+
+
+def text_method(detail: str, kind: str = "", rendered: bool = False) -> str | None:
+    """How the text was read, in the contract's words; None when no text was read.
+
+    >>> [text_method(d) for d in ("html", "text", "pdf:pypdfium2", "pdf:pdfminer", "ocr:tesseract", "")]
+    ['html', 'html', 'pdf', 'pdf', 'ocr', None]
+    >>> text_method("store (304 Not Modified)", kind="pdf"), text_method("html", rendered=True)
+    ('pdf', 'rendered')
+    """
+    low = detail.lower()
+    if "ocr" in low or "tesseract" in low:
+        return "ocr"
+    if rendered:
+        return "rendered"
+    if low.startswith("pdf"):
+        return "pdf"
+    if low in ("html", "text"):
+        return "html"
+    if low.startswith("store"):  # a 304: read as it was when stored
+        return "pdf" if kind == "pdf" else "html" if kind in ("html", "text") else None
+    return None
+
+
+def needs_words(item: Mapping[str, Any]) -> bool:
+    """Absent or changed: the report shows where the page now speaks of the claim's subject."""
+    return item.get("prior") in (TOKENS_ABSENT, WEAK_MATCH) or bool(item.get("content_changed"))
+
+
+def priority(item: Mapping[str, Any], weights: Mapping[str, float], as_of: date) -> float:
+    """The sampling score (stale marker, never verified, stamp age, statute/money): one rule
+    for what a reviewer looks at first, in the worklist and in the report's backlog."""
+    claim = Claim(**{k: item.get(k) for k in _CLAIM_FIELDS})  # type: ignore[arg-type]
+    return round(score(claim, weights, as_of, seed=0), 3)
+
+
+def enrich(items: Sequence[dict[str, Any]], *, previous: Mapping[str, Mapping[str, Any]],
+           audited_scopes: Iterable[str], page_text: Callable[[str], str | None], links: SourceLinks,
+           kinds: Mapping[str, str], weights: Mapping[str, float], as_of: date) -> dict[str, dict[str, Any]]:
+    """Add ``previous_prior``, ``transition``, ``transition_pending``, ``page_excerpt``,
+    ``page_hint``, ``source_line_url``, ``text_method`` (+ ``text_method_detail``) and
+    ``priority`` to every item; return the per-claim outcomes to keep for the next audit."""
+    kept = apply_transitions(items, previous, audited_scopes)
+    texts: dict[str, str | None] = {}
+    for item in items:
+        detail = str(item.get("text_method") or "")
+        item["text_method_detail"] = detail
+        item["text_method"] = text_method(detail, kinds.get(item["source_url"], ""), bool(item.get("rendered")))
+        item["source_line_url"] = links.url(str(item.get("file") or ""), int(item["line_no"]))
+        item["priority"] = priority(item, weights, as_of)
+        item["page_excerpt"], item["page_hint"] = "", ""
+        if needs_words(item):
+            url = item["source_url"]
+            if url not in texts:
+                texts[url] = page_text(url)
+            text = texts[url]
+            if text:
+                words = page_words(item, text)
+                item["page_excerpt"], item["page_hint"] = words.excerpt, words.hint
+    return kept

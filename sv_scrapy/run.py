@@ -1,0 +1,72 @@
+"""One crawl's state, held by the crawler: the ``Run`` (store, run id, claims by URL, output
+paths, progress counters).
+
+The spider's ``from_crawler`` creates it once from the arguments (``ClaimSpider.open_run``)
+and ``attach``-es it to the crawler; every component finds it with ``run_of(crawler)``, typed,
+instead of reading attributes off the spider.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+    from sv_scrapy.core.audit.store import ContentStore
+    from sv_scrapy.runtime import Runtime
+
+
+@dataclass
+class Run:
+    job: str  # the spider's SV_JOB: worklist | audit
+    runtime: Runtime  # config, corpus root, output folder
+    params: dict[str, Any]  # the spider arguments, parsed
+    claims: list[dict[str, Any]]  # the selected claim records
+    store: ContentStore
+    out_dir: Path  # where the job's documents go (worklist.json; audit/ or the CI folder)
+    run_id: str = ""  # the audit's journal run
+    resumed: bool = False
+    linter_rows: list[dict[str, object]] = field(default_factory=list)  # the portal-root backlog (audit)
+    allowlist_rows: list[dict[str, object]] = field(default_factory=list)  # allowlist proposals (audit)
+    pages_done: Counter[str] = field(default_factory=Counter)  # fetch_status (or "journal") -> pages
+    by_url: dict[str, list[dict[str, Any]]] = field(init=False)  # the claims citing each URL, one request each
+
+    def __post_init__(self) -> None:
+        self.by_url = {}
+        for claim in self.claims:
+            self.by_url.setdefault(claim["source_url"], []).append(claim)
+
+    @property
+    def output_dir(self) -> Path:
+        return self.runtime.output_dir
+
+    def claims_of(self, url: str) -> list[dict[str, Any]]:
+        return self.by_url.get(url, [])
+
+
+_RUNS: WeakKeyDictionary[Crawler, Run] = WeakKeyDictionary()
+
+
+def attach(crawler: Crawler, run: Run) -> Run:
+    """Hand the run to the crawler (once per crawl)."""
+    if crawler in _RUNS:
+        raise RuntimeError("a crawler runs one crawl: its Run is already attached")
+    _RUNS[crawler] = run
+    return run
+
+
+def find_run(crawler: Crawler) -> Run | None:
+    return _RUNS.get(crawler)
+
+
+def run_of(crawler: Crawler) -> Run:
+    """The crawl's run; components of the claim jobs are only enabled for a ``ClaimSpider``."""
+    run = _RUNS.get(crawler)
+    if run is None:
+        raise RuntimeError("no sv_scrapy run on this crawler (not a ClaimSpider crawl)")
+    return run

@@ -1,0 +1,368 @@
+"""A local stub of the Messages API (with token counting and Message Batches), for tests and
+benchmarks, holding the real API's rules so the client's mistakes fail here first.
+
+The real anthropic SDK talks to it through ``ANTHROPIC_BASE_URL``. Rules kept (from the API's
+documentation): ``max_tokens`` is required; a forced tool (``tool_choice`` tool/any) is
+refused next to thinking; ``thinking.budget_tokens`` ≥ 1,024 and below ``max_tokens``; a PDF
+over 100 pages is refused; a request over 32 MB, or a batch over its byte limit (256 MB,
+settable small), is a 413 ``request_too_large``; a batch holds 1–100,000 requests whose
+``custom_id`` match ``^[a-zA-Z0-9_-]{1,64}$`` and are unique; no citation points into a PDF
+without a text layer; ``cache_control`` caches the prefix (tools, then system) only when it
+reaches the model's minimum, and usage reports it as the API does (``input_tokens`` without
+the cache lines, ``cache_creation`` by TTL, ``cache_read_input_tokens``).
+
+Answers are scripted per claim id (read from the request's claim block): a verdict through
+the tool, a text-only reply, failures before success, a reply cut at ``max_tokens`` below a
+given budget, a refusal, a forced tool refused, citations, a batch result errored (of a given
+error type), expired or canceled. Tokens are counted at 4 characters a token and 1,500 a PDF
+page; every billed usage is kept in ``usages`` so a test can price it independently.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import json
+import re
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Script = dict[str, Any]
+_CLAIM_ID = re.compile(r'"claim_id": "([^"]+)"')
+_CUSTOM_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+PAGE_TOKENS = 1500
+MAX_REQUEST_BYTES = 32_000_000
+TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+
+
+class Refused(Exception):  # noqa: N818
+    def __init__(self, status: int, etype: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.etype, self.message = status, etype, message
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+
+
+def _documents(params: dict[str, Any]) -> list[tuple[dict[str, Any], bytes]]:
+    out = []
+    for message in params.get("messages", []):
+        for block in _blocks(message):
+            if block.get("type") == "document" and block.get("source", {}).get("type") == "base64":
+                out.append((block, base64.b64decode(block["source"].get("data", ""))))
+    return out
+
+
+def pdf_pages(data: bytes) -> int:
+    return max(1, len(_PAGE.findall(data)))
+
+
+def pdf_has_text(data: bytes) -> bool:
+    from sv_scrapy.core.page.pdf import pdf_to_text
+
+    return pdf_to_text(data).has_text
+
+
+def prefix_chars(params: dict[str, Any]) -> int:
+    return len(json.dumps(params.get("tools", []))) + sum(len(b.get("text", "")) for b in params.get("system") or []
+                                                          if isinstance(b, dict))
+
+
+def count_input_tokens(params: dict[str, Any]) -> int:
+    system = params.get("system") or []
+    chars = prefix_chars(params) + (len(system) if isinstance(system, str) else 0)
+    tokens = 0
+    for message in params.get("messages", []):
+        for block in _blocks(message):
+            if block.get("type") == "text":
+                chars += len(block.get("text", ""))
+    for _, data in _documents(params):
+        tokens += pdf_pages(data) * PAGE_TOKENS
+    return chars // 4 + tokens
+
+
+def claim_id_of(params: dict[str, Any]) -> str:
+    for message in params.get("messages", []):
+        for block in _blocks(message):
+            m = _CLAIM_ID.search(block.get("text", "")) if block.get("type") == "text" else None
+            if m:
+                return m.group(1)
+    return ""
+
+
+def check_params(params: dict[str, Any], counting: bool = False) -> None:
+    """The API's request rules the client must keep; raise ``Refused`` like the API answers."""
+    if not params.get("model"):
+        raise Refused(400, "invalid_request_error", "model: Field required")
+    if not counting and (not isinstance(params.get("max_tokens"), int) or params["max_tokens"] < 1):
+        raise Refused(400, "invalid_request_error", "max_tokens: Field required")
+    if not params.get("messages"):
+        raise Refused(400, "invalid_request_error", "messages: at least one message is required")
+    thinking = params.get("thinking") or {}
+    kind = (params.get("tool_choice") or {}).get("type")
+    if thinking.get("type") == "enabled":
+        budget = thinking.get("budget_tokens", 0)
+        if budget < 1024 or (not counting and budget >= params["max_tokens"]):
+            raise Refused(400, "invalid_request_error", "thinking.budget_tokens: must be >= 1024 and < max_tokens")
+    if thinking.get("type") in ("enabled", "adaptive") and kind in ("tool", "any"):
+        raise Refused(400, "invalid_request_error", "Thinking may not be enabled when tool_choice forces tool use.")
+    if kind == "tool" and params["tool_choice"].get("name") not in {t.get("name") for t in params.get("tools", [])}:
+        raise Refused(400, "invalid_request_error", "tool_choice.name: no tool of that name")
+    for block in params.get("system") or []:
+        ttl = (block.get("cache_control") or {}).get("ttl", "5m") if isinstance(block, dict) else "5m"
+        if ttl not in TTL_SECONDS:
+            raise Refused(400, "invalid_request_error", "cache_control.ttl: must be 5m or 1h")
+    for _, data in _documents(params):
+        if pdf_pages(data) > 100:
+            raise Refused(400, "invalid_request_error", "A maximum of 100 PDF pages may be provided.")
+
+
+class AnthropicStub:
+    def __init__(self, scripts: dict[str, Script] | None = None, default: Script | None = None,
+                 polls_before_end: int = 2, *, batch_max_bytes: int = 256_000_000, batch_max_requests: int = 100_000,
+                 cache_min_tokens: int = 4096, reject_key: bool = False) -> None:
+        self.scripts = scripts or {}
+        self.default = default or {"tool": {"verdict": "INDETERMINATE", "claimed": "", "source_says": "",
+                                            "confidence": "LOW", "note": "stub default"}}
+        self.polls_before_end = polls_before_end
+        self.batch_max_bytes = batch_max_bytes
+        self.batch_max_requests = batch_max_requests
+        self.cache_min_tokens = cache_min_tokens
+        self.reject_key = reject_key
+        self.requests: list[dict[str, Any]] = []  # every /v1/messages body that was answered, with "_tokens"
+        self.usages: list[dict[str, Any]] = []  # every billed usage: {"usage": ..., "batch": bool}
+        self.refusals: list[tuple[int, str]] = []  # (status, message) of every refused request
+        self.count_calls = 0
+        self.unauthorized: list[str] = []  # paths answered 401
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.calls: dict[str, int] = {}
+        self._cache: dict[str, float] = {}  # prefix hash -> expiry (monotonic)
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def start(self) -> AnthropicStub:
+        handler = type("StubHandler", (_Handler,), {"stub": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, name="anthropic-stub", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def __enter__(self) -> AnthropicStub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def env(self) -> dict[str, str]:
+        return {"ANTHROPIC_BASE_URL": self.base_url, "ANTHROPIC_API_KEY": "sk-test-not-a-real-key",
+                "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+
+    # -- answers -----------------------------------------------------------------------
+    def next_id(self, prefix: str) -> str:
+        with self._lock:
+            return f"{prefix}_stub_{next(self._ids):04d}"
+
+    def script_for(self, params: dict[str, Any]) -> tuple[str, Script, int]:
+        cid = claim_id_of(params)
+        with self._lock:
+            self.calls[cid] = self.calls.get(cid, 0) + 1
+            return cid, self.scripts.get(cid, self.default), self.calls[cid]
+
+    def usage(self, params: dict[str, Any], output_tokens: int) -> dict[str, Any]:
+        """Usage as the API reports it: ``input_tokens`` excludes the cache lines."""
+        total = count_input_tokens(params)
+        marker = next((b["cache_control"] for b in params.get("system") or []
+                       if isinstance(b, dict) and b.get("cache_control")), None)
+        prefix = prefix_chars(params) // 4
+        read = written = 0
+        ttl = "5m"
+        if marker and prefix >= self.cache_min_tokens:
+            ttl = marker.get("ttl", "5m")
+            key = hashlib.sha1(json.dumps([params.get("model"), params.get("tools"), params.get("system")],
+                                          sort_keys=True).encode()).hexdigest()
+            now = time.monotonic()
+            with self._lock:
+                if self._cache.get(key, 0.0) > now:
+                    read = prefix
+                else:
+                    written = prefix
+                self._cache[key] = now + TTL_SECONDS[ttl]
+        return {"input_tokens": total - read - written, "output_tokens": output_tokens,
+                "cache_read_input_tokens": read, "cache_creation_input_tokens": written,
+                "cache_creation": {"ephemeral_5m_input_tokens": written if ttl == "5m" else 0,
+                                   "ephemeral_1h_input_tokens": written if ttl == "1h" else 0}}
+
+    def message(self, params: dict[str, Any], script: Script, batch: bool = False) -> dict[str, Any]:
+        if script.get("reject_forced_tool") and (params.get("tool_choice") or {}).get("type") in ("tool", "any"):
+            raise Refused(400, "invalid_request_error",
+                          "tool_choice: this model thinks by default; forcing a tool is not supported with thinking")
+        content: list[dict[str, Any]] = []
+        stop = "tool_use" if "tool" in script else "end_turn"
+        if "text" in script:
+            content.append({"type": "text", "text": script["text"]})
+        citable = [d for d, data in _documents(params) if (d.get("citations") or {}).get("enabled")
+                   and pdf_has_text(data)]
+        if "citations" in script and citable:  # the API cannot cite into page images
+            content.append({"type": "text", "text": "The document says:", "citations": [
+                {"type": "page_location", "cited_text": c, "document_index": 0, "document_title": "doc",
+                 "start_page_number": 1, "end_page_number": 2} for c in script["citations"]]})
+        if "tool" in script:
+            content.append({"type": "tool_use", "id": self.next_id("toolu"), "name": "record_verdict",
+                            "input": script["tool"]})
+        output = int(script.get("output_tokens", len(json.dumps(script.get("tool", {}))) // 4 + 40))
+        if script.get("refusal"):
+            content, stop = [{"type": "text", "text": "I can't help with that."}], "refusal"
+        elif script.get("cut") and params["max_tokens"] < script["cut"]:
+            stop, output = "max_tokens", params["max_tokens"]  # the content is there, but cut: not an answer
+        usage = self.usage(params, output)
+        with self._lock:
+            self.requests.append({**params, "_tokens": count_input_tokens(params)})
+            self.usages.append({"usage": usage, "batch": batch})
+        return {"id": self.next_id("msg"), "type": "message", "role": "assistant", "model": params.get("model"),
+                "content": content, "stop_reason": stop, "stop_sequence": None, "usage": usage}
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _error(etype: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": etype, "message": message}, "request_id": "req_stub"}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    stub: AnthropicStub
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+    def _json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _refuse(self, refused: Refused) -> None:
+        with self.stub._lock:
+            self.stub.refusals.append((refused.status, refused.message))
+        self._json(refused.status, _error(refused.etype, refused.message), {"x-should-retry": "false"})
+
+    def do_POST(self) -> None:  # noqa: N802
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)  # always read the body: the connection is kept alive
+        path = self.path.split("?")[0].rstrip("/")
+        if self.stub.reject_key or not (self.headers.get("x-api-key") or self.headers.get("authorization")):
+            with self.stub._lock:
+                self.stub.unauthorized.append(path)
+            self._json(401, _error("authentication_error", "invalid x-api-key"), {"x-should-retry": "false"})
+            return
+        limit = self.stub.batch_max_bytes if path.endswith("/batches") else MAX_REQUEST_BYTES
+        try:
+            if length > limit:
+                raise Refused(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
+            params: dict[str, Any] = json.loads(raw or b"{}")
+            if path.endswith("/v1/messages/count_tokens"):
+                check_params(params, counting=True)
+                with self.stub._lock:
+                    self.stub.count_calls += 1
+                self._json(200, {"input_tokens": count_input_tokens(params)})
+            elif path.endswith("/v1/messages"):
+                check_params(params)
+                cid, script, attempt = self.stub.script_for(params)
+                failures: list[int] = script.get("fail", [])
+                if attempt <= len(failures):
+                    self._json(failures[attempt - 1], _error("overloaded_error", "Overloaded"),
+                               {"retry-after-ms": "20", "x-should-retry": "true"})
+                    return
+                self._json(200, self.stub.message(params, script))
+            elif path.endswith("/v1/messages/batches"):
+                self._json(200, self._create_batch(params, length))
+            else:
+                self._json(404, _error("not_found_error", self.path))
+        except Refused as refused:
+            self._refuse(refused)
+
+    def _create_batch(self, body: dict[str, Any], length: int) -> dict[str, Any]:
+        requests = body.get("requests") or []
+        if not 1 <= len(requests) <= self.stub.batch_max_requests:
+            raise Refused(400, "invalid_request_error", f"requests: 1 to {self.stub.batch_max_requests} requests")
+        ids = [r.get("custom_id", "") for r in requests]
+        bad = next((i for i in ids if not isinstance(i, str) or not _CUSTOM_ID.fullmatch(i)), None)
+        if bad is not None:
+            raise Refused(400, "invalid_request_error", f"custom_id {bad!r}: must match ^[a-zA-Z0-9_-]{{1,64}}$")
+        if len(set(ids)) != len(ids):
+            raise Refused(400, "invalid_request_error", "custom_id: must be unique within the batch")
+        batch_id = self.stub.next_id("msgbatch")
+        results = [{"custom_id": r["custom_id"], "result": self._result(r["params"])} for r in requests]
+        self.stub.batches[batch_id] = {"polls": 0, "results": results, "created_at": _now(), "bytes": length}
+        return self._batch_view(batch_id)
+
+    def _result(self, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            check_params(params)
+            cid, script, attempt = self.stub.script_for(params)
+            failing = script.get("batch_fail")
+            if failing and attempt <= script.get("batch_fail_times", 1):
+                if failing in ("expired", "canceled"):
+                    return {"type": failing}
+                raise Refused(500, script.get("batch_error", "api_error"), "stub failure")
+            return {"type": "succeeded", "message": self.stub.message(params, script, batch=True)}
+        except Refused as refused:
+            with self.stub._lock:
+                self.stub.refusals.append((refused.status, refused.message))
+            return {"type": "errored", "error": _error(refused.etype, refused.message)}
+
+    def _batch_view(self, batch_id: str) -> dict[str, Any]:
+        batch = self.stub.batches[batch_id]
+        ended = batch["polls"] >= self.stub.polls_before_end
+        counts = {"processing": 0 if ended else len(batch["results"]), "succeeded": 0, "errored": 0,
+                  "canceled": 0, "expired": 0}
+        if ended:
+            for r in batch["results"]:
+                counts[r["result"]["type"]] += 1
+        expires = (datetime.now(UTC) + timedelta(hours=24)).isoformat().replace("+00:00", "Z")
+        return {"id": batch_id, "type": "message_batch", "processing_status": "ended" if ended else "in_progress",
+                "request_counts": counts, "ended_at": _now() if ended else None, "created_at": batch["created_at"],
+                "expires_at": expires, "cancel_initiated_at": None, "archived_at": None,
+                "results_url": f"{self.stub.base_url}/v1/messages/batches/{batch_id}/results" if ended else None}
+
+    def do_GET(self) -> None:  # noqa: N802
+        m = re.match(r"^/v1/messages/batches/([^/]+)(/results)?$", self.path.split("?")[0])
+        if not m or m.group(1) not in self.stub.batches:
+            self._json(404, _error("not_found_error", self.path))
+            return
+        batch_id = m.group(1)
+        if m.group(2):
+            data = "".join(json.dumps(r) + "\n" for r in self.stub.batches[batch_id]["results"]).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/binary")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        self.stub.batches[batch_id]["polls"] += 1
+        self._json(200, self._batch_view(batch_id))
