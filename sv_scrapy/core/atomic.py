@@ -67,6 +67,16 @@ def write_json(path: str | os.PathLike[str], data: Any) -> Path:
     return Path(path)
 
 
+def append_lines(path: str | os.PathLike[str], lines: list[str], what: str) -> None:
+    """Append ``lines`` to a file others also write (``$GITHUB_OUTPUT``); with no lines, only
+    prove it can be appended to. A failure is an :class:`OutputError` naming ``what``."""
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write("".join(f"{line}\n" for line in lines))
+    except OSError as exc:
+        raise OutputError(f"cannot append to {what} {path}: {exc.strerror or exc}") from None
+
+
 def check_writable(folder: str | os.PathLike[str], what: str) -> Path:
     """Create ``folder`` if needed and prove a file can be written there (and removed);
     checked before a crawl starts, so an unwritable output fails in a second, not after

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy import signals
 
-from sv_scrapy.core.atomic import write_json, write_text
+from sv_scrapy.core.atomic import append_lines, write_json, write_text
 from sv_scrapy.core.audit import history
 from sv_scrapy.core.audit.news import new_findings, news
 from sv_scrapy.core.audit.stats import audit_stats
@@ -112,12 +112,7 @@ class AuditExportPipeline(JobPipeline):
                                                         "unavailable", "dead", "new_findings")]
             lines += [f"flagged={flagged}", f"has_flags={'true' if flagged else 'false'}",
                       f"report={out / 'report.md'}", f"issue={out / 'issue.md'}"]
-            try:
-                with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as fh:
-                    fh.write("\n".join(lines) + "\n")
-            except OSError as exc:
-                raise OutputError(f"cannot append to $GITHUB_OUTPUT {os.environ['GITHUB_OUTPUT']}: "
-                                  f"{exc.strerror or exc}") from None
+            append_lines(os.environ["GITHUB_OUTPUT"], lines, "$GITHUB_OUTPUT")
         # next month's news compares with this audit: kept only once every output is written,
         # and the run is closed last (until then the next run resumes it)
         store.save_claim_outcomes(kept, {**scopes, **{str(i["scope"]): generated_at for i in items}})

@@ -10,17 +10,17 @@ killed halfway and started again with the same arguments fetches only what was l
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import scrapy
 
 from sv_scrapy.core.args import parse_bool
+from sv_scrapy.core.atomic import append_lines
 from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.claims.candidates import allowlist_candidates
 from sv_scrapy.core.claims.linter import lint_corpus
-from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.pagerecord import Fetched, journal_outcome
 from sv_scrapy.items import PageItem
 from sv_scrapy.run import Run
@@ -74,11 +74,7 @@ class AuditSpider(ClaimSpider):
                     "the CI report folder (SV_CI_DIR)" if params["ci"] else "the report folder")]
         github_output = os.environ.get("GITHUB_OUTPUT")
         if params["ci"] and github_output:
-            try:
-                with open(github_output, "a", encoding="utf-8"):
-                    pass
-            except OSError as exc:
-                raise OutputError(f"cannot append to $GITHUB_OUTPUT {github_output}: {exc.strerror or exc}") from None
+            append_lines(github_output, [], "$GITHUB_OUTPUT")
         return folders
 
     def request_for(self, url: str, render_reason: str = "") -> scrapy.Request:
@@ -98,15 +94,15 @@ class AuditSpider(ClaimSpider):
                 request.headers["If-Modified-Since"] = entry.last_modified
         return request
 
-    async def start(self) -> AsyncIterator[Any]:
+    def done_earlier(self, url: str) -> PageItem | None:
+        # only a resumed run has a journal to read: a normal run loads each entry once, in request_for
         run = self.run
-        async for thing in super().start():
-            if isinstance(thing, scrapy.Request):
-                entry = run.store.load(thing.url)
-                if run.resumed and entry is not None and entry.run_id == run.run_id:
-                    self.crawler.stats.inc_value("sv/audit/resumed_from_journal")
-                    run.pages_done["journal"] += 1
-                    yield PageItem(url=thing.url, claims=run.claims_of(thing.url), from_journal=True,
-                                   fetched=Fetched(thing.url, now_iso()), outcome=journal_outcome(entry))
-                    continue
-            yield thing
+        if not run.resumed:
+            return None
+        entry = run.store.load(url)
+        if entry is None or entry.run_id != run.run_id:
+            return None
+        self.crawler.stats.inc_value("sv/audit/resumed_from_journal")
+        run.pages_done["journal"] += 1
+        return PageItem(url=url, claims=run.claims_of(url), from_journal=True,
+                        fetched=Fetched(url, now_iso()), outcome=journal_outcome(entry))

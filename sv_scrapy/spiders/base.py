@@ -164,7 +164,12 @@ class ClaimSpider(scrapy.Spider):
                 self.crawler.stats.inc_value("sv/spider/excluded")
                 yield PageItem(url=url, claims=claims, fetched=Fetched(url, now_iso(), refused=reason))
                 continue
-            yield self.request_for(url)
+            earlier = self.done_earlier(url)
+            yield earlier if earlier is not None else self.request_for(url)
+
+    def done_earlier(self, url: str) -> PageItem | None:
+        """The item of a page this (resumed) run already finished; None to fetch it."""
+        return None
 
     def parse_page(self, response: Response) -> Any:
         url = response.meta["sv_url"]
