@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import logging
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from sv_scrapy.runtime import process_clock
 
 if TYPE_CHECKING:
     import argparse
@@ -28,7 +29,7 @@ def log_to_file(settings: Settings, opts: argparse.Namespace, spider: str) -> Pa
     user chose logging options, or the folder cannot be made (the console keeps everything)."""
     if spider not in QUIET_SPIDERS or opts.loglevel or opts.logfile or opts.nolog or settings.get("LOG_FILE"):
         return None
-    path = Path(settings["SV_OUTPUT_DIR"]) / "logs" / f"{spider}-{datetime.now(UTC):%Y%m%d-%H%M%S}.log"
+    path = Path(settings["SV_OUTPUT_DIR"]) / "logs" / f"{spider}-{process_clock().stamp()}.log"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from sv_scrapy.core.audit.store import ContentStore
+    from sv_scrapy.core.audit.storeformat import Migration
     from sv_scrapy.runtime import Runtime
 
 
@@ -31,6 +32,7 @@ class Run:
     out_dir: Path  # where the job's documents go (worklist.json; audit/ or the CI folder)
     run_id: str = ""  # the audit's journal run
     resumed: bool = False
+    store_format: Migration | None = None  # what opening the store found (a migration, if any)
     linter_rows: list[dict[str, object]] = field(default_factory=list)  # the portal-root backlog (audit)
     allowlist_rows: list[dict[str, object]] = field(default_factory=list)  # allowlist proposals (audit)
     pages_done: Counter[str] = field(default_factory=Counter)  # fetch_status (or "journal") -> pages

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sv_scrapy.config import Config, load_config
 from sv_scrapy.core.claims.claims import ExtractOptions
+from sv_scrapy.core.clock import Clock, clock_from
 from sv_scrapy.core.errors import ArgumentError, CorpusError
 from sv_scrapy.core.page.pagerecord import PageRules
 from sv_scrapy.core.page.prefilter import PrefilterSettings
@@ -21,11 +22,24 @@ from sv_scrapy.core.page.prefilter import PrefilterSettings
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
 
+_CLOCKS: dict[str, Clock] = {}
+
+
+def process_clock() -> Clock:
+    """This process's clock, from ``SV_NOW`` (read once per value: the clock starts when first
+    asked and runs on from there); a malformed ``SV_NOW`` raises ``ArgumentError`` (exit 2)."""
+    raw = os.environ.get("SV_NOW", "")
+    if raw not in _CLOCKS:
+        _CLOCKS[raw] = clock_from(raw)
+    return _CLOCKS[raw]
+
+
 @dataclass(frozen=True)
 class Runtime:
     config: Config
     corpus_root: Path
     output_dir: Path
+    clock: Clock = field(default_factory=process_clock)  # the one clock of every date the run writes
 
     def extract_options(
         self, *, include_secondary: bool = False, country: str | None = None, section: str | None = None
@@ -74,12 +88,13 @@ def page_rules(config: Config) -> PageRules:
 
 
 def resolve(settings: Mapping[str, Any]) -> Runtime:
-    """Load ``SV_CONFIG_DIR`` and check ``SV_CORPUS_ROOT``; raise an ``SvError`` subclass."""
+    """Load ``SV_CONFIG_DIR``, check ``SV_CORPUS_ROOT`` and ``SV_NOW``; raise an ``SvError`` subclass."""
+    clock = process_clock()
     config = load_cached(settings["SV_CONFIG_DIR"])
     corpus_root = Path(settings["SV_CORPUS_ROOT"])
     if not corpus_root.is_dir():
         raise CorpusError(f"{corpus_root}: corpus root not found (SV_CORPUS_ROOT)")
-    return Runtime(config=config, corpus_root=corpus_root, output_dir=Path(settings["SV_OUTPUT_DIR"]))
+    return Runtime(config=config, corpus_root=corpus_root, output_dir=Path(settings["SV_OUTPUT_DIR"]), clock=clock)
 
 
 # numeric -s settings a crawl reads: (minimum, what 0 means or "")

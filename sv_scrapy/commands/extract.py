@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,8 +37,8 @@ class Command(SvCommand):
         parser.add_argument("--as-of", metavar="YYYY-MM-DD", help="date stamp ages are measured at (default today)")
 
     def execute(self, opts: argparse.Namespace) -> int:
-        as_of = parse_date("--as-of ", opts.as_of) if opts.as_of is not None else datetime.now(UTC).date()
         rt = self.runtime()
+        as_of = parse_date("--as-of ", opts.as_of) if opts.as_of is not None else rt.clock.today()
         options = rt.extract_options(
             include_secondary=opts.include_secondary, country=opts.country, section=opts.section
         )
@@ -68,7 +67,7 @@ class Command(SvCommand):
             write_json(
                 out,
                 {
-                    "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                    "generated_at": rt.clock.iso(),
                     "params": {
                         "country": opts.country,
                         "section": opts.section,

@@ -14,14 +14,13 @@ import json
 import os
 import re
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.args import parse_amount, parse_int
 from sv_scrapy.core.atomic import write_json, write_text
-from sv_scrapy.core.audit.store import ContentStore
+from sv_scrapy.core.audit.storeformat import open_for_reading
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.llm.batch import BatchRunner
 from sv_scrapy.llm.client import API, LlmUnavailable, Outcome, count_tokens, make_client, run_sync
@@ -31,6 +30,7 @@ from sv_scrapy.llm.jobs import Plan, load_items, parse_only, plan_jobs, select
 from sv_scrapy.llm.prompts import Shape, estimate_input_tokens, prefix_chars
 from sv_scrapy.llm.report import render_verify_markdown
 from sv_scrapy.llm.settings import for_model
+from sv_scrapy.runtime import process_clock
 
 if TYPE_CHECKING:
     import argparse
@@ -111,7 +111,7 @@ class Command(SvCommand):
         batch = mode == "batch"
         cache_ttl = ("1h" if batch else "5m") if prefix_chars() // CHARS_PER_TOKEN >= cache_min else None
         shape = Shape(model, llm["max_tokens"], llm["thinking"], cache_ttl)
-        plan = plan_jobs(items, ContentStore(rt.output_dir / "store"), shape, llm["evidence_chars"])
+        plan = plan_jobs(items, open_for_reading(rt.output_dir / "store", rt.clock), shape, llm["evidence_chars"])
 
         client = make_client(llm["max_retries"], llm["timeout_seconds"]) if plan.jobs else None
         counted = count_tokens(client, plan.jobs, llm["concurrency"], log) \
@@ -145,7 +145,7 @@ class Command(SvCommand):
         failed = [k for k in plan.jobs if outcomes.get(k, Outcome(kind=API)).kind == API]
         usage = total(o.usage for o in outcomes.values())
         doc_out = {
-            "generated_at": datetime.now(UTC).isoformat(timespec="seconds"), "scope": scope, "model": model,
+            "generated_at": rt.clock.iso(), "scope": scope, "model": model,
             "mode": mode, "source": source, "thinking": llm["thinking"], "prompt_cache": cache_ttl,
             "estimate": {"input_tokens": est_in, "output_tokens": est_out, "cost_usd": round(est_cost, 6),
                          "counted_by_api": bool(counted)},
@@ -187,7 +187,7 @@ class Command(SvCommand):
         slug = re.sub(r"[^A-Za-z0-9_-]+", "-", str(scope)).strip("-") or "all"
         folder = self.reports_dir(output_dir)
         folder.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        stamp = process_clock().stamp()
         for n in range(1, 1000):
             base = folder / f"source-verify-{slug}-{stamp}{'' if n == 1 else f'-{n}'}"
             try:  # reserve the name: a second run in the same second takes the next one

@@ -8,7 +8,7 @@ interrupted leaves the run open, so the next ``scrapy crawl audit`` resumes it.
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
@@ -71,7 +71,7 @@ class AuditExportPipeline(JobPipeline):
         items = [self.records.get(c["id"]) or unfetched_record(c, "not fetched") for c in run.claims]
         store, config = run.store, run.runtime.config
         journal = store.run_info()
-        generated_at = datetime.now(UTC).isoformat(timespec="seconds")
+        generated_at = run.runtime.clock.iso()
         previous, scopes = store.claim_outcomes()
         kept = enrich(items, previous=previous, audited_scopes=scopes, page_text=store.text,
                       links=resolve_links(os.environ, config.report.source_url_template, run.runtime.corpus_root),
@@ -90,6 +90,8 @@ class AuditExportPipeline(JobPipeline):
             "problems": [failure] if failure else [],
             # store entries or texts that failed their check this run: set aside, fetched fresh
             "store_quarantined": store.quarantined,
+            # the store's format, and what the first run of a new release migrated
+            "store": run.store_format.as_dict() if run.store_format else {},
             "stats": stats,
             "allowlist_candidates": run.allowlist_rows,
             "items": items,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
@@ -45,7 +44,7 @@ class WorklistExportPipeline(JobPipeline):
         try:
             write_json(path, {
                 "version": 1,
-                "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                "generated_at": run.runtime.clock.iso(),
                 "params": run.params,
                 "complete": not failure,
                 "problems": [failure] if failure else [],

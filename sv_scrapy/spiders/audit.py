@@ -18,14 +18,13 @@ import scrapy
 
 from sv_scrapy.core.args import parse_bool
 from sv_scrapy.core.atomic import append_lines
-from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.claims.candidates import allowlist_candidates
 from sv_scrapy.core.claims.linter import lint_corpus
 from sv_scrapy.core.page.pagerecord import Fetched, journal_outcome
 from sv_scrapy.items import PageItem
 from sv_scrapy.run import Run
 from sv_scrapy.runtime import PROJECT_DIR, Runtime
-from sv_scrapy.spiders.base import ClaimSpider, now_iso
+from sv_scrapy.spiders.base import ClaimSpider
 
 
 class AuditSpider(ClaimSpider):
@@ -46,13 +45,14 @@ class AuditSpider(ClaimSpider):
         extraction = self.extract(rt, params)
         for problem in extraction.skipped:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
-        store = ContentStore(rt.output_dir / "store")
+        store, migration = self.open_store(rt)
         run_id, resumed = store.begin_run({"country": params["country"], "corpus": str(rt.corpus_root)})
         if resumed:
             self.logger.info("resuming unfinished audit run %(run)s", {"run": run_id})
         return Run(
             "audit", rt, params, [c.as_dict() for c in extraction.claims], store,
             self.report_dir_for(self.crawler.settings, rt.output_dir, params["ci"]), run_id=run_id, resumed=resumed,
+            store_format=migration,
             # the portal-root linter's backlog rides along in the report (static, no network)
             linter_rows=[r.as_dict() for r in lint_corpus(rt.corpus_root, rt.config.hosts,
                                                           rt.extract_options(country=params["country"]),
@@ -105,4 +105,4 @@ class AuditSpider(ClaimSpider):
         self.crawler.stats.inc_value("sv/audit/resumed_from_journal")
         run.pages_done["journal"] += 1
         return PageItem(url=url, claims=run.claims_of(url), from_journal=True,
-                        fetched=Fetched(url, now_iso()), outcome=journal_outcome(entry))
+                        fetched=Fetched(url, self.now()), outcome=journal_outcome(entry))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterator, Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
@@ -20,6 +19,8 @@ from twisted.python.failure import Failure
 
 from sv_scrapy.core.atomic import check_writable
 from sv_scrapy.core.audit.runlock import acquire
+from sv_scrapy.core.audit.store import ContentStore
+from sv_scrapy.core.audit.storeformat import Migration, check_format, migrate
 from sv_scrapy.core.claims.claims import Extraction, extract_corpus, unknown_scope
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.page.pagerecord import Fetched, FetchFailure, body_to_read
@@ -38,13 +39,17 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+# what preflight's migration found, for the crawl of the same process (by store folder)
+_MIGRATIONS: dict[Path, Migration] = {}
+
+
+def store_root(rt: Runtime) -> Path:
+    return (rt.output_dir / "store").resolve()
+
+
 # every non-2xx status reaches the callback; 3xx stay with RedirectMiddleware, but 304
 # (our conditional requests) is an answer, not a redirect
 HANDLED_STATUSES = [304, *range(400, 600), 999]
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def describe_failure(failure: Failure) -> FetchFailure:
@@ -90,6 +95,10 @@ class ClaimSpider(scrapy.Spider):
     def run(self) -> Run:
         return run_of(self.crawler)
 
+    def now(self) -> str:
+        """Now, from the run's one clock (``SV_NOW`` in tests and rehearsals)."""
+        return self.run.runtime.clock.iso()
+
     @classmethod
     def extract(cls, rt: Runtime, params: Mapping[str, Any]) -> Extraction:
         """The claims in scope; a ``country`` that matches no scope is the user's mistake."""
@@ -110,12 +119,26 @@ class ClaimSpider(scrapy.Spider):
         params = cls.parse_arguments(raw)
         check_settings(settings)
         # the lock first: a run that finds it taken leaves at once and touches nothing
-        acquire(rt.output_dir, f"scrapy crawl {cls.name}")
+        acquire(rt.output_dir, f"scrapy crawl {cls.name}", rt.clock.iso())
+        check_format(store_root(rt))  # a newer release's store: refused before anything is written
         for folder, what in cls.output_folders(settings, rt, params):
             check_writable(folder, what)
         for warning in rt.config.warnings:
             print(f"scrapy crawl {cls.name}: warning: {warning}", file=sys.stderr)
         cls.extract(rt, params)
+        # under the lock, once everything else is known to be right: an older store is migrated
+        _MIGRATIONS[store_root(rt)] = migrate(store_root(rt), rt.clock)
+
+    def open_store(self, rt: Runtime) -> tuple[ContentStore, Migration]:
+        """The run's content store, in the current format (migrated by ``preflight``; by this
+        when the crawl was started some other way), and what opening it found."""
+        root = store_root(rt)
+        migration = _MIGRATIONS.pop(root, None) or migrate(root, rt.clock)
+        store = ContentStore(root, rt.clock)
+        store.quarantined.extend(migration.quarantined)
+        if migration.migrated:
+            self.logger.info(migration.summary())
+        return store, migration
 
     @classmethod
     def output_folders(cls, settings: Mapping[str, Any], rt: Runtime, params: Mapping[str, Any]) -> list[tuple[Path, str]]:
@@ -162,7 +185,7 @@ class ClaimSpider(scrapy.Spider):
             reason = refusal_reason(url, self.run.runtime.config.liveness.excluded_hosts)
             if reason:
                 self.crawler.stats.inc_value("sv/spider/excluded")
-                yield PageItem(url=url, claims=claims, fetched=Fetched(url, now_iso(), refused=reason))
+                yield PageItem(url=url, claims=claims, fetched=Fetched(url, self.now(), refused=reason))
                 continue
             earlier = self.done_earlier(url)
             yield earlier if earlier is not None else self.request_for(url)
@@ -183,7 +206,7 @@ class ClaimSpider(scrapy.Spider):
         title = html_title(body[:20000].decode("utf-8", "replace")) if b"<title" in body[:20000].lower() else ""
         stopped = response.meta.get("sv_stopped", "")
         fetched = Fetched(
-            url, now_iso(), final_url=response.url, http_status=response.status, headers=headers, title=title,
+            url, self.now(), final_url=response.url, http_status=response.status, headers=headers, title=title,
             rendered="playwright" in response.flags, via_browser=bool(response.meta.get("playwright")),
             render_reason=response.meta.get("sv_render_reason", ""), attempts=response.meta.get("retry_times", 0) + 1,
             truncated="download_stopped" in response.flags and not stopped.startswith("binary"), stopped=stopped,
@@ -197,6 +220,6 @@ class ClaimSpider(scrapy.Spider):
         request = failure.request  # type: ignore[attr-defined]
         url = request.meta["sv_url"]
         self.crawler.stats.inc_value(f"sv/spider/failure/{type(failure.value).__name__}")
-        fetched = Fetched(url, now_iso(), final_url=request.url, attempts=request.meta.get("retry_times", 0) + 1,
+        fetched = Fetched(url, self.now(), final_url=request.url, attempts=request.meta.get("retry_times", 0) + 1,
                           via_browser=bool(request.meta.get("playwright")), failure=describe_failure(failure))
         yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched)

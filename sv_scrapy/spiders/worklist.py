@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Any
 
 from sv_scrapy.core.args import parse_bool, parse_date, parse_int
-from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.claims.sampling import select_sample
 from sv_scrapy.run import Run
-from sv_scrapy.runtime import Runtime
+from sv_scrapy.runtime import Runtime, process_clock
 from sv_scrapy.spiders.base import ClaimSpider
 
 
@@ -31,7 +30,7 @@ class WorklistSpider(ClaimSpider):
             "include_secondary": parse_bool("-a include_secondary=", raw.get("include_secondary", "0")),
             "seed": parse_int("-a seed=", raw.get("seed", "1234")),
             "as_of": (parse_date("-a as_of=", raw["as_of"]) if "as_of" in raw
-                      else datetime.now(UTC).date()).isoformat(),
+                      else process_clock().today()).isoformat(),
         }
 
     def open_run(self, rt: Runtime, params: dict[str, Any]) -> Run:
@@ -45,4 +44,5 @@ class WorklistSpider(ClaimSpider):
         p["sample"] = size
         p["claims_in_scope"] = len(extraction.claims)
         self.logger.info("selected %(n)d of %(total)d claims", {"n": len(chosen), "total": len(extraction.claims)})
-        return Run("worklist", rt, p, [c.as_dict() for c in chosen], ContentStore(rt.output_dir / "store"), rt.output_dir)
+        store, migration = self.open_store(rt)
+        return Run("worklist", rt, p, [c.as_dict() for c in chosen], store, rt.output_dir, store_format=migration)

@@ -13,7 +13,6 @@ import os
 import socket
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from sv_scrapy.core.errors import LockHeld, OutputError
@@ -46,8 +45,9 @@ def _holder(fd: int) -> str:
     return "holder unknown"
 
 
-def acquire(folder: Path, command: str) -> RunLock:
-    """Take the folder's lock or raise :class:`LockHeld` naming the holder (never waits)."""
+def acquire(folder: Path, command: str, started_at: str) -> RunLock:
+    """Take the folder's lock or raise :class:`LockHeld` naming the holder (never waits);
+    ``started_at`` (the run's clock) is what a second run is told."""
     folder = folder.resolve()
     if folder in _HELD:
         return _HELD[folder]
@@ -64,7 +64,7 @@ def acquire(folder: Path, command: str) -> RunLock:
         os.close(fd)
         raise LockHeld(f"another run holds {folder} ({holder}); try again when it has finished") from None
     info = {"pid": os.getpid(), "host": socket.gethostname(), "command": command,
-            "started_at": datetime.now(UTC).isoformat(timespec="seconds")}
+            "started_at": started_at}
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps(info).encode("utf-8"), 0)
     lock = _HELD[folder] = RunLock(path, fd)

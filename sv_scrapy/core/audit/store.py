@@ -8,7 +8,11 @@ Layout under ``<SV_OUTPUT_DIR>/store/``::
     text/<sha1(url)>.txt     the cleaned text of the last fetch that had one
     pdf/<sha1(url)>.pdf      bytes of a PDF without a text layer (for the LLM layer)
     run.json                 the current run: id, parameters, finished or not
+    claims.json              each claim's last outcome (next month's news compares with it)
+    history.json             each finished audit's counts
+    ocr/<sha256(pdf)>.json   what OCR read of a scan
     corrupt/                 entries and texts that failed their check, set aside
+    FORMAT.json              the store's format version (``core.audit.storeformat``)
 
 Every file is written atomically, so a kill at any instant leaves either the old or the new
 version. File names are hashes, never page- or URL-derived text. Every entry carries a
@@ -16,6 +20,10 @@ checksum of itself and every text file a hash of its text, checked on read: a da
 (a disk error, a hand edit, a truncated copy) is moved to ``corrupt/``, named in
 ``quarantined`` (for the report) and read as absent, so that page is fetched fresh and no
 other page's fail streak or baseline is touched.
+
+A store written before formats were versioned has no ``FORMAT.json``; its files are read by
+their own shape (an entry without a checksum, a text without its header: written by a release
+that had none) — *lenient* — until ``core.audit.storeformat`` has migrated it.
 """
 
 from __future__ import annotations
@@ -26,12 +34,13 @@ import logging
 import os
 import uuid
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.atomic import write_bytes, write_json, write_text
 from sv_scrapy.core.audit.changes import ContentState
+from sv_scrapy.core.clock import Clock
 
 logger = logging.getLogger(__name__)
 
@@ -91,22 +100,41 @@ class Entry:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Entry:
+        """An entry as stored; a field an older release did not write takes its default, one a
+        newer release added is ignored."""
         data = dict(data)
-        data["state"] = ContentState(**data.get("state", {}))
+        state = data.get("state") or {}
+        known_state = {f.name for f in dataclass_fields(ContentState)}
+        data["state"] = ContentState(**{k: v for k, v in state.items() if k in known_state})
         known = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
+def sealed(stored: str, lenient: bool) -> str | None:
+    """The text of a stored file: checked against its header; a text with no header at all is
+    an older release's, taken as it is only when ``lenient`` (a pre-versioned store).
+
+    >>> sealed(seal_text("x"), False), sealed("x", True), sealed("x", False)
+    ('x', 'x', None)
+    """
+    if lenient and not stored.startswith(TEXT_HEADER):
+        return stored
+    return open_text(stored)
+
+
 class ContentStore:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, clock: Clock | None = None, *, lenient: bool = False) -> None:
         self.root = root
+        self.clock = clock or Clock()
+        self.lenient = lenient  # a store from before formats were versioned, not yet migrated
         self.quarantined: list[dict[str, str]] = []  # {"url", "file", "why"}: set aside this run
 
     def _path(self, kind: str, url: str, suffix: str) -> Path:
         return self.root / kind / f"{url_key(url)}{suffix}"
 
-    def _quarantine(self, path: Path, url: str, why: str) -> None:
-        target = self.root / "corrupt" / f"{path.name}.{datetime.now(UTC):%Y%m%dT%H%M%S}"
+    def quarantine(self, path: Path, url: str, why: str) -> None:
+        """Set a damaged file aside in ``corrupt/`` and name it for the report."""
+        target = self.root / "corrupt" / f"{path.name}.{self.clock.now():%Y%m%dT%H%M%S}"
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(path, target)
@@ -123,18 +151,20 @@ class ContentStore:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            self._quarantine(path, url, f"unreadable entry ({exc.strerror})")
+            self.quarantine(path, url, f"unreadable entry ({exc.strerror})")
             return None
         try:
             data = json.loads(raw)
-            checksum = data.pop("checksum", None)
-            if checksum != _entry_checksum(data):
+            if not isinstance(data, dict):
+                raise ValueError("not an entry")
+            # an older release wrote no checksum; since formats are versioned every entry has one
+            if ("checksum" in data or not self.lenient) and data.pop("checksum", None) != _entry_checksum(data):
                 raise ValueError("checksum mismatch")
             entry = Entry.from_json(data)
             if entry.url != url:
                 raise ValueError("entry of another URL")
         except (ValueError, TypeError, AttributeError) as exc:
-            self._quarantine(path, url, f"corrupt entry ({str(exc)[:60]})")
+            self.quarantine(path, url, f"corrupt entry ({str(exc)[:60]})")
             return None
         return entry
 
@@ -143,16 +173,19 @@ class ContentStore:
         write_json(self._path("pages", entry.url, ".json"), {**data, "checksum": _entry_checksum(data)})
 
     def _read_text(self, url: str, suffix: str) -> str | None:
-        path = self._path("text", url, suffix)
+        return self.read_text_file(self._path("text", url, suffix), url)
+
+    def read_text_file(self, path: Path, url: str) -> str | None:
+        """A stored text checked (``sealed``); a damaged one is set aside and read as absent."""
         try:
             stored = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError):
             stored = ""
-        text = open_text(stored)
+        text = sealed(stored, self.lenient)
         if text is None:
-            self._quarantine(path, url, "stored text fails its hash check")
+            self.quarantine(path, url, "stored text fails its hash check")
         return text
 
     def text(self, url: str) -> str | None:
@@ -186,7 +219,7 @@ class ContentStore:
             return str(run["run_id"]), True
         run_id = uuid.uuid4().hex[:12]
         write_json(path, {"run_id": run_id, "params": params, "finished": False,
-                          "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                          "started_at": self.clock.iso(),
                           "previous_finished_at": run.get("finished_at", "") if run.get("finished") else
                           run.get("previous_finished_at", "")})
         return run_id, False
@@ -200,7 +233,7 @@ class ContentStore:
     def finish_run(self, run_id: str) -> None:
         run = self.run_info()
         if run.get("run_id") == run_id:
-            run.update(finished=True, finished_at=datetime.now(UTC).isoformat(timespec="seconds"))
+            run.update(finished=True, finished_at=self.clock.iso())
             write_json(self.root / "run.json", run)
 
     # -- claims.json (each claim's last outcome) and history.json (each audit's counts): issue #14 --
