@@ -8,6 +8,7 @@ sv_scrapy's warnings and every error; stdout carries the summary line and the re
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 from pathlib import Path
@@ -58,3 +59,24 @@ def console_handler(spider: str) -> logging.Handler:
     handler.setFormatter(logging.Formatter(FORMAT, "%Y-%m-%d %H:%M:%S"))
     handler.addFilter(ConsoleFilter(spider))
     return handler
+
+
+class _LogFileLost:
+    """``handleError`` of the log file's handler: a failed write to the log file (the output
+    folder's disk is full) silences that file, instead of logging's own traceback on stderr
+    for every later line. The run's one line on stderr says what failed."""
+
+    def __init__(self, handler: logging.FileHandler) -> None:
+        self.handler = handler
+
+    def __call__(self, record: logging.LogRecord) -> None:
+        logging.root.removeHandler(self.handler)
+        with contextlib.suppress(OSError):
+            self.handler.close()
+
+
+def guard_log_files() -> None:
+    """Every file handler on the root logger (Scrapy's ``LOG_FILE``) goes quiet when its disk fails."""
+    for handler in logging.root.handlers:
+        if isinstance(handler, logging.FileHandler):
+            setattr(handler, "handleError", _LogFileLost(handler))  # noqa: B010 - the instance, not its class

@@ -3,6 +3,8 @@ through the entry point the monthly cron/timer uses, wait for it, find its repor
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import socket
 import subprocess
@@ -36,6 +38,9 @@ def scrapyd(tmp_path_factory: pytest.TempPathFactory):
         f"dbs_dir = {tmp}/dbs\nitems_dir =\npoll_interval = 0.5\nmax_proc = 1\n", encoding="utf-8")
     with MockWeb() as web:
         web.route("https://tax.scrapyd.gouv.fr/dmto", body="<p>Le taux de 5,81 % s'applique. " + "Texte. " * 40 + "</p>")
+        for url in DOWN:  # the connection is reset before any answer: no request gets one
+            web.route(url, reset_after=0)
+            web.route(url.replace("/taux", "/robots.txt"), reset_after=0)
         env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and not k.startswith("SV_")}
         env.update(web.env(), SV_IGNORE_HTTPS_ERRORS="1", NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
         proc = subprocess.Popen([str(BIN / "scrapyd"), "--pidfile="], cwd=tmp, env=env,
@@ -59,14 +64,20 @@ def scrapyd(tmp_path_factory: pytest.TempPathFactory):
         proc.wait(timeout=20)
 
 
-def schedule(base: str, tmp: Path, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
-    corpus = write_corpus(tmp / "corpus", {"countries/fr/playbook.md": "# T\n- DMTO 5.81 % ([a](https://tax.scrapyd.gouv.fr/dmto))\n"})
+DOWN = [f"https://down{i}.scrapyd.gouv.fr/taux" for i in range(3)]
+
+
+def schedule(base: str, tmp: Path, env: dict[str, str], *extra: str, playbook: str = "",
+             output: str = "out") -> subprocess.CompletedProcess[str]:
+    name = "corpus-down" if playbook else "corpus"
+    corpus = write_corpus(tmp / name, {"countries/fr/playbook.md": playbook or
+                                       "# T\n- DMTO 5.81 % ([a](https://tax.scrapyd.gouv.fr/dmto))\n"})
     config = tmp / "config"
     if not config.exists():
         make_config(config, liveness=FAST_LIVENESS)
     return subprocess.run(
         [sys.executable, "-m", "sv_scrapy.ops.schedule", "--url", base, "--corpus", str(corpus), "--config", str(config),
-         "--output", str(tmp / "out"), "--timeout", "150", "--poll", "0.5", *extra],
+         "--output", str(tmp / output), "--timeout", "150", "--poll", "0.5", *extra],
         cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=200)
 
 
@@ -79,11 +90,32 @@ def test_monthly_job_runs_on_scrapyd_and_leaves_its_report(scrapyd) -> None:
     assert "Claims checked: **1**" in report.read_text(encoding="utf-8")
 
 
-def test_a_failing_job_fails_the_entry_point(scrapyd) -> None:
+def test_a_bad_argument_is_the_audits_own_exit_2_with_its_line(scrapyd) -> None:
     base, tmp, env = scrapyd
     result = schedule(base, tmp, env, "--arg", "country=zz")
-    assert result.returncode == 1
-    assert "did not finish cleanly" in result.stderr
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "-a country=" in result.stderr and "zz" in result.stderr
+
+
+def test_an_audit_in_which_no_request_got_an_answer_fails_the_scheduler(scrapyd) -> None:
+    base, tmp, env = scrapyd
+    lines = "".join(f"- fee {i + 2}.5 % ([t]({url}))\n" for i, url in enumerate(DOWN))
+    result = schedule(base, tmp, env, playbook=f"# T\n{lines}", output="out-down")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stderr.count("\n") == 1 and "request(s) got an answer" in result.stderr
+    doc = json.loads((tmp / "out-down" / "audit" / "audit.json").read_text(encoding="utf-8"))
+    assert doc["complete"] is False  # what the run recorded is what the scheduler says
+
+
+def test_an_audit_that_finds_the_output_folder_locked_is_exit_75(scrapyd) -> None:
+    base, tmp, env = scrapyd
+    out = tmp / "out-locked"
+    out.mkdir()
+    with open(out / ".lock", "w") as held:  # another run holds the folder's lock
+        fcntl.flock(held, fcntl.LOCK_EX)
+        result = schedule(base, tmp, env, output="out-locked")
+    assert result.returncode == 75, result.stdout + result.stderr
+    assert "another run holds" in result.stderr
 
 
 def test_unreachable_scrapyd_is_one_line() -> None:

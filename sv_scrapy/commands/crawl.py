@@ -10,6 +10,7 @@ promises, ended early or hit errors in its own code exits 1 with one line.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 from typing import TYPE_CHECKING
@@ -18,17 +19,40 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 
-from sv_scrapy.core.errors import SvError
+from sv_scrapy.core.atomic import append_lines
+from sv_scrapy.core.errors import OutputError, SvError
 from sv_scrapy.extensions.outcome import run_failure
-from sv_scrapy.quietlog import console_handler, log_to_file
+from sv_scrapy.quietlog import console_handler, guard_log_files, log_to_file
 
 if TYPE_CHECKING:
     import argparse
 
 
+OUTCOME = "sv_scrapy outcome: exit="  # the last line of the log: what a runner reading only the log reports
+
+
+def outcome_line(code: int, message: str = "") -> str:
+    """The run's exit status and its one line, as the last line of its log.
+
+    >>> outcome_line(0), outcome_line(1, "none of 9 request(s) got an answer")
+    ('sv_scrapy outcome: exit=0', 'sv_scrapy outcome: exit=1: none of 9 request(s) got an answer')
+    """
+    return f"{OUTCOME}{code}" + (f": {message}" if message else "")
+
+
 class Command(ScrapyCrawlCommand):
+    def _record_outcome(self, code: int, message: str = "") -> None:
+        """Append the outcome to ``LOG_FILE`` when one is set (scrapyd sets it; its scheduler,
+        ``sv_scrapy.ops.schedule``, reads the job's log and exits with this status). A log that
+        cannot be written (a full disk) loses the line, never the run's own exit status."""
+        log_file = self.settings.get("LOG_FILE") if self.settings is not None else None
+        if log_file:
+            with contextlib.suppress(OutputError):
+                append_lines(log_file, [outcome_line(code, message)], "the log file")
+
     def _fail(self, name: str, message: str, code: int) -> None:
         print(f"scrapy crawl {name}: error: {message}", file=sys.stderr)
+        self._record_outcome(code, message)
         sys.exit(code)
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -56,6 +80,7 @@ class Command(ScrapyCrawlCommand):
             raise UsageError("give exactly one spider name")
         if getattr(self, "quiet", False):
             logging.root.addHandler(console_handler(args[0]))
+        guard_log_files()
         assert self.crawler_process
         crawler = self._create_crawler(args[0])
         self.crawler_process.crawl(crawler, **opts.spargs)
@@ -66,3 +91,4 @@ class Command(ScrapyCrawlCommand):
         if failure:
             print(f"scrapy crawl {args[0]}: error: {failure}", file=sys.stderr)
             self.exitcode = 1
+        self._record_outcome(self.exitcode, failure)

@@ -31,9 +31,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from scrapy import signals
+from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 
+from sv_scrapy import signals as sv_signals
 from sv_scrapy.core.politeness import HostFloors, Pacer
 from sv_scrapy.runtime import load_cached
 
@@ -80,8 +82,10 @@ class PacedDownloadHandler:
         self._host_locks: dict[str, asyncio.Lock] = {}
         self._in_flight: dict[str, asyncio.Semaphore] = {}
         self._browser_abort: Any = None
+        self._stopped = ""  # why nothing more may be sent (sv_scrapy.signals.stop_sending)
         self._wire_browser()
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
+        crawler.signals.connect(self._stop_sending, signal=sv_signals.stop_sending)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -121,8 +125,17 @@ class PacedDownloadHandler:
             self._in_flight[host] = asyncio.Semaphore(max(1, self.pacer.floors.policy(host).concurrency))
         return self._in_flight[host]
 
+    def _stop_sending(self, reason: str) -> None:
+        self._stopped = reason
+
+    def _refuse_if_stopped(self) -> None:
+        if self._stopped:
+            self.crawler.stats.inc_value("sv/pacing/not_sent_after_stop")
+            raise IgnoreRequest(f"not sent: {self._stopped}")
+
     async def download_request(self, request: Request) -> Response:
         host = urlparse_cached(request).hostname or ""
+        self._refuse_if_stopped()
         hold = request.meta.get(HOLD_HOST)
         if hold:
             self.pacer.hold(host, hold)
@@ -133,6 +146,7 @@ class PacedDownloadHandler:
                 await _sleep_until(self.pacer.host_ready(host))  # the route takes the turn itself
             else:
                 await self._take_turn(host)
+            self._refuse_if_stopped()  # the turn may have come after the crawl stopped sending
             started = time.monotonic()
             try:
                 response: Response = await self.inner.download_request(request)

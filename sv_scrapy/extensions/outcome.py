@@ -13,6 +13,10 @@ import resource
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
+from scrapy.exceptions import DropItem
+from scrapy.utils.defer import deferred_from_coro
+
+from sv_scrapy import signals as sv_signals
 
 if TYPE_CHECKING:
     from typing import Self
@@ -20,12 +24,35 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 FAILURE = "sv/outcome/failure"
+OUTPUT_FAILED = "sv/outcome/output_failed"
 
 
 def record_failure(crawler: Crawler, message: str) -> None:
     """Keep the first failure: it is the one that explains the others."""
     if crawler.stats is not None and not crawler.stats.get_value(FAILURE):
         crawler.stats.set_value(FAILURE, message)
+
+
+def stop_for_output(crawler: Crawler, exc: Exception) -> DropItem:
+    """A write to the output folder failed (a full disk, a folder gone): nothing fetched from
+    now on could be kept, so nothing more is fetched. The first failure is the run's one line;
+    the crawl closes (``output_failed``), the pages journalled so far stay journalled and the
+    next run resumes from them. Returns the ``DropItem`` the caller raises for its item."""
+    stats = crawler.stats
+    if stats is not None and not stats.get_value(OUTPUT_FAILED):
+        stats.set_value(OUTPUT_FAILED, str(exc))
+        record_failure(crawler, f"{exc}: the crawl stopped at the first failed write (no more requests sent); "
+                                "the next run resumes it")
+        crawler.signals.send_catch_log(sv_signals.stop_sending, reason="a write to the output folder failed")
+        engine = crawler.engine
+        if engine is not None and engine.spider is not None:
+            deferred_from_coro(engine.close_spider_async(reason="output_failed")).addErrback(lambda _: None)
+    return DropItem(f"not kept: {exc}", log_level="DEBUG")
+
+
+def output_stopped(crawler: Crawler) -> bool:
+    """A write already failed: later pages are not kept either (the journal stays as it was)."""
+    return bool(crawler.stats is not None and crawler.stats.get_value(OUTPUT_FAILED))
 
 
 def run_failure(crawler: Crawler) -> str:

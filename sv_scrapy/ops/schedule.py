@@ -6,14 +6,19 @@
 scrapyd has no cron of its own: a crontab line or a systemd timer (see ``deploy/``) runs
 this. It posts ``schedule.json`` for spider ``audit`` with the corpus, config and output
 locations as settings (an egg has no checkout beside it), polls ``listjobs.json`` until the
-job has finished, then reads the job's log: exit 0 only if the spider closed with
-``finished`` and the report is on disk. Standard library only.
+job has finished, then reads the job's log and exits with **the audit's own status** — the
+same as ``scrapy crawl audit`` run directly (0 complete, 1 failed or partial because something
+failed, 2 a bad argument or config, 75 another run held the output folder), printing the
+audit's one line. The crawl writes that status as the last line of its log
+(``sv_scrapy outcome: exit=N: …``, see ``sv_scrapy/commands/crawl.py``); a log without it
+(the process died) is a failure. Standard library only.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 import urllib.error
@@ -24,7 +29,11 @@ from typing import Any
 
 
 class ScheduleError(Exception):
-    """The job could not be scheduled, did not finish, or finished badly."""
+    """The job could not be scheduled, did not finish, or finished badly (``code``: the exit status)."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def _call(url: str, data: dict[str, Any] | list[tuple[str, str]] | None = None, timeout: float = 30) -> Any:
@@ -61,16 +70,40 @@ def wait(base: str, project: str, job: str, timeout: float, poll: float = 2.0) -
     raise ScheduleError(f"job {job} did not finish within {timeout:g} s")
 
 
+OUTCOME = re.compile(r"^sv_scrapy outcome: exit=(\d+)(?:: (.*))?$", re.MULTILINE)
+
+
+def job_outcome(log: str) -> tuple[int, str] | None:
+    """(exit status, one line) the crawl recorded as its log's outcome; None if it recorded none.
+
+    >>> job_outcome("...\\nsv_scrapy outcome: exit=1: none of 9 request(s) got an answer\\n")
+    (1, 'none of 9 request(s) got an answer')
+    >>> job_outcome("'finish_reason': 'finished'") is None
+    True
+    """
+    found = OUTCOME.findall(log)
+    if not found:
+        return None
+    code, line = found[-1]
+    return int(code), line
+
+
 def check_log(base: str, finished: dict[str, Any]) -> None:
+    """Raise :class:`ScheduleError` with the audit's own status unless the job recorded exit 0."""
+    job = finished.get("id")
     log_url = finished.get("log_url")
     if not log_url:
-        raise ScheduleError(f"job {finished.get('id')} did not finish cleanly: it left no log "
+        raise ScheduleError(f"job {job} did not finish cleanly: it left no log "
                             "(the process died before logging; see scrapyd's own log)")
     log = _call(urllib.parse.urljoin(base + "/", str(log_url).lstrip("/")))
     text = log if isinstance(log, str) else json.dumps(log)
-    if "'finish_reason': 'finished'" not in text:
+    outcome = job_outcome(text)
+    if outcome is None:
         last = [line for line in text.splitlines() if line.strip()][-1:] or ["(empty log)"]
-        raise ScheduleError(f"job {finished.get('id')} did not finish cleanly; last log line: {last[0][:200]}")
+        raise ScheduleError(f"job {job} did not finish cleanly (no outcome recorded); last log line: {last[0][:200]}")
+    code, line = outcome
+    if code != 0:
+        raise ScheduleError(f"job {job} failed: {line or 'exit status ' + str(code)}", code)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         check_log(base, wait(base, opts.project, job, opts.timeout, opts.poll))
     except ScheduleError as exc:
         print(f"schedule: error: {exc}", file=sys.stderr)
-        return 1
+        return exc.code
     report = (opts.output or Path("_local/source-verify")) / "audit" / "report.md"
     if opts.spider == "audit" and args.get("ci") not in ("1", "true", "yes") and not report.is_file():
         print(f"schedule: error: the job finished but {report} is missing", file=sys.stderr)

@@ -57,6 +57,8 @@ class AuditExportPipeline(JobPipeline):
         return item
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
+        if reason == "output_failed":
+            return  # the run's one error line says it (extensions.outcome.stop_for_output)
         if reason != "finished":
             spider.logger.warning("audit interrupted (%(reason)s): no report written; the next run resumes",
                                   {"reason": reason})

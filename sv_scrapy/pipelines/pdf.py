@@ -11,9 +11,11 @@ from urllib.parse import urlsplit
 
 from itemadapter import ItemAdapter
 
+from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.ocr import OcrSettings, OcrText, OcrUnavailable, installed_languages, languages_for, needs_ocr, ocr_pdf
 from sv_scrapy.core.page.pdf import pdf_to_text
 from sv_scrapy.core.page.text import raw_hash
+from sv_scrapy.extensions.outcome import stop_for_output
 from sv_scrapy.run import find_run
 from sv_scrapy.runtime import load_cached
 
@@ -78,7 +80,10 @@ class PdfTextPipeline:
         self.crawler.stats.inc_value(f"sv/pdf/{result.method or 'no_text'}")
         ocr_note = ""
         if self.ocr is not None and not result.error and needs_ocr(result.text, result.pages):
-            ocr, ocr_note = await loop.run_in_executor(self._executor, self._read_scan, page)
+            try:
+                ocr, ocr_note = await loop.run_in_executor(self._executor, self._read_scan, page)
+            except OutputError as exc:  # the OCR cache could not be written: the output folder failed
+                raise stop_for_output(self.crawler, exc) from None
             if ocr is not None and len(ocr.text.split()) > 2 * len(result.text.split()):
                 page["text"], page["text_method"], page["read_note"] = ocr.text, "ocr", ocr.note()
                 page["ocr"] = ocr.summary()

@@ -3,18 +3,17 @@ page's texts and next entry (``core.page.pagerecord.next_entry``) journalled aft
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from itemadapter import ItemAdapter
+from scrapy.exceptions import DropItem
 
+from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.pagerecord import next_entry
+from sv_scrapy.extensions.outcome import output_stopped, stop_for_output
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.pipelines.hashes import keeps_pdf_bytes
 from sv_scrapy.run import run_of
-
-if TYPE_CHECKING:
-
-    pass
 
 
 class StoreRestorePipeline(JobPipeline):
@@ -46,6 +45,18 @@ class StoreUpdatePipeline(JobPipeline):
         page = ItemAdapter(item)
         if page["from_journal"]:
             return item
+        if output_stopped(self.crawler):  # a write failed: nothing more is kept (nor journalled)
+            raise DropItem("not kept: the output folder failed earlier", log_level="DEBUG")
+        try:
+            self._journal(page, item)
+        except OutputError as exc:
+            raise stop_for_output(self.crawler, exc) from None
+        if page["outcome"].changed:
+            self.crawler.stats.inc_value("sv/store/content_changed")
+        return item
+
+    def _journal(self, page: ItemAdapter, item: Any) -> None:
+        """Texts first, the entry last: once the entry is on disk a resumed run skips the URL."""
         run = run_of(self.crawler)
         store, run_id = run.store, run.run_id
         url, outcome, fetched = page["url"], page["outcome"], page["fetched"]
@@ -59,9 +70,6 @@ class StoreUpdatePipeline(JobPipeline):
             store.save_pdf(url, page["body"])
         # the journal: once this is on disk, a resumed run skips the URL
         store.save(next_entry(fetched, item.reading(), outcome, previous, run_id, page["raw_hash"]))
-        if outcome.changed:
-            self.crawler.stats.inc_value("sv/store/content_changed")
-        return item
 
 
 class StoreTextPipeline(JobPipeline):
@@ -73,8 +81,11 @@ class StoreTextPipeline(JobPipeline):
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
         store = run_of(self.crawler).store
-        if page["text"]:
-            store.save_text(page["url"], page["text"])
-        if keeps_pdf_bytes(page):
-            store.save_pdf(page["url"], page["body"])
+        try:
+            if page["text"]:
+                store.save_text(page["url"], page["text"])
+            if keeps_pdf_bytes(page):
+                store.save_pdf(page["url"], page["body"])
+        except OutputError as exc:
+            raise stop_for_output(self.crawler, exc) from None
         return item
