@@ -33,6 +33,7 @@ class Run:
     run_id: str = ""  # the audit's journal run
     resumed: bool = False
     store_format: Migration | None = None  # what opening the store found (a migration, if any)
+    document_stats: dict[str, Any] | None = None  # the audit document's counts, once it is written
     linter_rows: list[dict[str, object]] = field(default_factory=list)  # the portal-root backlog (audit)
     allowlist_rows: list[dict[str, object]] = field(default_factory=list)  # allowlist proposals (audit)
     pages_done: Counter[str] = field(default_factory=Counter)  # fetch_status (or "journal") -> pages

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -20,9 +21,13 @@ from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 
 from sv_scrapy.core.atomic import append_lines
-from sv_scrapy.core.errors import OutputError, SvError
+from sv_scrapy.core.errors import LockHeld, OutputError, SvError
 from sv_scrapy.extensions.outcome import run_failure
+from sv_scrapy.ops.heartbeat import Heartbeat
+from sv_scrapy.ops.monitor import AuditMonitor
 from sv_scrapy.quietlog import console_handler, guard_log_files, log_to_file
+from sv_scrapy.run import find_run
+from sv_scrapy.runtime import process_clock
 
 if TYPE_CHECKING:
     import argparse
@@ -50,10 +55,21 @@ class Command(ScrapyCrawlCommand):
             with contextlib.suppress(OutputError):
                 append_lines(log_file, [outcome_line(code, message)], "the log file")
 
-    def _fail(self, name: str, message: str, code: int) -> None:
+    monitor: AuditMonitor | None = None  # the monthly audit's heartbeat and metrics.prom
+
+    def _fail(self, name: str, message: str, code: int, monitored: bool = False) -> None:
         print(f"scrapy crawl {name}: error: {message}", file=sys.stderr)
         self._record_outcome(code, message)
+        if monitored and code != LockHeld.exit_code:  # a run that found the lock taken did not run
+            heartbeat = Heartbeat(os.environ.get("SV_HEALTHCHECK_URL", "").strip())
+            heartbeat.finish(code, message)
+            self._warn(name, heartbeat.warnings)
         sys.exit(code)
+
+    @staticmethod
+    def _warn(name: str, warnings: list[str]) -> None:
+        for warning in warnings:
+            print(f"scrapy crawl {name}: warning: {warning}", file=sys.stderr)
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
@@ -68,10 +84,14 @@ class Command(ScrapyCrawlCommand):
         preflight = getattr(spidercls, "preflight", None)
         if preflight is None:
             return
+        monitored = bool(getattr(spidercls, "monitored", False))
         try:
             preflight(self.settings, opts.spargs)
         except SvError as exc:
-            self._fail(args[0], str(exc), exc.exit_code)
+            self._fail(args[0], str(exc), exc.exit_code, monitored)
+        if monitored:
+            self.monitor = AuditMonitor.from_settings(self.settings, process_clock())
+            self.monitor.start()
         # quiet by default: Scrapy's INFO chatter to a log file under the output folder
         self.quiet = log_to_file(self.settings, opts, args[0]) is not None
 
@@ -89,6 +109,11 @@ class Command(ScrapyCrawlCommand):
         if self.crawler_process.bootstrap_failed and not failure:
             failure = "the crawler could not start (see the log above)"
         if failure:
-            print(f"scrapy crawl {args[0]}: error: {failure}", file=sys.stderr)
             self.exitcode = 1
+        if self.monitor is not None:
+            run = find_run(crawler)
+            self.exitcode, failure = self.monitor.finish(self.exitcode, failure, run.document_stats if run else None)
+            self._warn(args[0], self.monitor.heartbeat.warnings)
+        if failure:
+            print(f"scrapy crawl {args[0]}: error: {failure}", file=sys.stderr)
         self._record_outcome(self.exitcode, failure)

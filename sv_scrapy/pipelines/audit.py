@@ -122,6 +122,7 @@ class AuditExportPipeline(JobPipeline):
         store.save_claim_outcomes(kept, {**scopes, **{str(i["scope"]): generated_at for i in items}})
         store.save_history(past)
         store.finish_run(run.run_id)
+        run.document_stats = stats
         since = doc["news_since"][:10]
         print(
             f"audit: {stats['claims']} claim(s) over {stats['urls']} URL(s); "

@@ -51,6 +51,7 @@ def audit_stats(items: Sequence[Mapping[str, Any]], urls: Mapping[str, Mapping[s
         "not_modified_pct": round(100.0 * not_modified / len(fetched), 1) if fetched else 0.0,
         "by_prior": dict(sorted(Counter(i["prior"] for i in items).items())),
         "by_fetch_status": dict(sorted(Counter(i["fetch_status"] for i in items).items())),
+        "pages_by_fetch_status": dict(sorted(Counter(str(u.get("fetch_status")) for u in urls.values()).items())),
     }
 
 
