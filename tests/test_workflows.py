@@ -10,6 +10,8 @@ import yaml
 
 from .conftest import PROJECT_DIR
 
+AUDIT = "audit"
+
 WORKFLOWS = PROJECT_DIR / ".github" / "workflows"
 
 
@@ -35,7 +37,6 @@ def test_source_verify_calls_the_documented_commands() -> None:
     assert "make install" in runs
     assert "scrapy crawl audit -a ci=1" in runs
     uses = [step.get("uses", "") for step in steps(load("source-verify.yml"))]
-    assert any(u.startswith("actions/cache/restore@") for u in uses) and any(u.startswith("actions/cache/save@") for u in uses)
     assert any(u.startswith("actions/upload-artifact@") for u in uses)
 
 
@@ -50,6 +51,8 @@ def test_actions_are_pinned_by_sha(name: str) -> None:
 def test_no_step_writes_to_the_repository(name: str) -> None:
     wf = load(name)
     assert wf["permissions"].get("contents") == "read"
+    for job in wf["jobs"].values():
+        assert job.get("permissions", {}).get("contents", "read") == "read"
     for step in steps(wf):
         run = step.get("run", "")
         assert not re.search(r"\bgit\s+(push|commit|tag)\b|gh\s+(pr|release)\s+create|gh\s+api\s+.*contents", run), run
@@ -70,3 +73,39 @@ def test_the_rolling_issue_posts_issue_md_whole() -> None:
     (audit,) = [s for s in steps(load("source-verify.yml")) if s.get("id") == "audit"]
     assert "SV_CORPUS_COMMIT=$(git -C corpus rev-parse HEAD)" in audit["run"]
     assert audit["env"]["SV_CORPUS_REPOSITORY"] == "${{ vars.SV_CORPUS_REPO }}"
+
+
+# -- the store across months -------------------------------------------------------------------
+
+def test_the_store_travels_as_an_artifact_of_the_last_successful_run_never_a_cache() -> None:
+    wf = load("source-verify.yml")
+    job = wf["jobs"][AUDIT]
+    assert not [s for s in steps(wf) if s.get("uses", "").startswith("actions/cache")]  # evicted after 7 days
+    assert job["permissions"]["actions"] == "read"
+    (restore,) = [s for s in job["steps"] if "restore-store.sh" in s.get("run", "")]
+    script = (PROJECT_DIR / "deploy" / "actions" / "restore-store.sh").read_text(encoding="utf-8")
+    assert "--status success" in script and "gh run download" in script and "sv_scrapy.ops.storecheck" in script
+    (upload,) = [s for s in job["steps"] if s.get("with", {}).get("name") == "sv-store"]
+    assert upload["uses"].startswith("actions/upload-artifact@") and int(upload["with"]["retention-days"]) >= 35
+    assert upload["with"]["path"].rstrip("/").endswith("_local/source-verify/store")
+    assert upload["if"] == "steps.audit.outcome == 'success'"  # only a good month's store is next month's
+    order = [s.get("id") or s.get("name") for s in job["steps"]]
+    assert order.index(restore["id"]) < order.index("audit") < order.index(upload["name"])
+
+
+def test_a_failed_month_reaches_the_rolling_issue_and_the_job_stays_red() -> None:
+    job = load("source-verify.yml")["jobs"][AUDIT]
+    (failed,) = [s for s in job["steps"] if "failed-month.sh" in s.get("run", "")]
+    assert failed["if"] == "failure() && steps.audit.outcome == 'failure'"
+    assert "steps.store.outputs.last_complete" in failed["run"]
+    assert "continue-on-error" not in next(s for s in job["steps"] if s.get("id") == "audit")
+    script = (PROJECT_DIR / "deploy" / "actions" / "failed-month.sh").read_text(encoding="utf-8")
+    assert "gh issue edit" in script and "sv_scrapy.ops.failedmonth" in script
+
+
+def test_the_schedule_is_kept_alive() -> None:
+    wf = load("source-verify.yml")
+    keep = wf["jobs"]["keepalive"]
+    assert keep["permissions"] == {"actions": "write"} and keep["if"] == "vars.SV_KEEPALIVE == 'true'"
+    assert "/actions/workflows/source-verify.yml/enable" in keep["steps"][0]["run"]
+    assert "60 days" in (WORKFLOWS / "source-verify.yml").read_text(encoding="utf-8")

@@ -89,8 +89,12 @@ def standing(items: Sequence[Mapping[str, Any]], news_ids: set[str]) -> list[Map
 
 def run_notes(doc: Mapping[str, Any]) -> list[str]:
     """What a reader must know about the run itself before trusting its lists (plain text;
-    the renderer escapes): a partial run, store copies that failed their check."""
+    the renderer escapes): a partial run, no memory of earlier audits, store copies that
+    failed their check."""
     notes = [f"Partial results: {problem}" for problem in doc.get("problems", [])]
+    if not doc.get("news_since"):  # never silently: a store that did not come back reads the same
+        notes.append("No previous store: this audit starts a new baseline (no news, no confirmed change and no "
+                     "DEAD page until later audits compare with it)")
     quarantined = doc.get("store_quarantined", [])
     if quarantined:
         one = len(quarantined) == 1

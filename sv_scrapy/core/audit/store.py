@@ -123,10 +123,12 @@ def sealed(stored: str, lenient: bool) -> str | None:
 
 
 class ContentStore:
-    def __init__(self, root: Path, clock: Clock | None = None, *, lenient: bool = False) -> None:
+    def __init__(self, root: Path, clock: Clock | None = None, *, lenient: bool = False,
+                 read_only: bool = False) -> None:
         self.root = root
         self.clock = clock or Clock()
         self.lenient = lenient  # a store from before formats were versioned, not yet migrated
+        self.read_only = read_only  # a check: damage is named, nothing is moved
         self.quarantined: list[dict[str, str]] = []  # {"url", "file", "why"}: set aside this run
 
     def _path(self, kind: str, url: str, suffix: str) -> Path:
@@ -134,13 +136,15 @@ class ContentStore:
 
     def quarantine(self, path: Path, url: str, why: str) -> None:
         """Set a damaged file aside in ``corrupt/`` and name it for the report."""
+        self.quarantined.append({"url": url, "file": path.name, "why": why})
+        if self.read_only:
+            return
         target = self.root / "corrupt" / f"{path.name}.{self.clock.now():%Y%m%dT%H%M%S}"
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(path, target)
         except OSError:
             target = path  # could not move it: it is still read as absent
-        self.quarantined.append({"url": url, "file": path.name, "why": why})
         logger.warning("content store: %(why)s for %(url)s; set aside as %(target)s, the page is fetched fresh",
                        {"why": why, "url": url, "target": target})
 

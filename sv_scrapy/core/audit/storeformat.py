@@ -110,6 +110,43 @@ def open_for_reading(root: Path, clock: Clock) -> ContentStore:
     return ContentStore(root, clock, lenient=found is None and _has_content(root))
 
 
+@dataclass(frozen=True)
+class Survey:
+    """A read-only check of a store (a restored CI artifact, before it is used)."""
+
+    format: int | None  # None: pre-versioned
+    entries: int
+    texts: int
+    damaged: list[dict[str, str]]
+
+    def line(self) -> str:
+        fmt = f"format {self.format}" if self.format is not None else "pre-versioned (migrated on the next audit)"
+        return f"{fmt}, {self.entries} entr(y/ies), {self.texts} text(s), {len(self.damaged)} damaged"
+
+
+def survey(root: Path, clock: Clock) -> Survey:
+    """Every entry and text checked as the audit will read them; nothing is moved or written.
+    A damaged file is named (the audit sets it aside and fetches that page fresh); a folder that
+    is no store, or a newer release's store, raises :class:`StoreFormatError`."""
+    if not root.is_dir():
+        raise StoreFormatError(f"{root}: not a content store (no such folder)")
+    found = check_format(root)
+    store = ContentStore(root, clock, lenient=found is None, read_only=True)
+    entries = texts = 0
+    for path in _files(root / "pages", "*.json"):
+        try:
+            url = json.loads(path.read_text(encoding="utf-8")).get("url")
+        except (OSError, ValueError, AttributeError):
+            url = None
+        if not isinstance(url, str) or url_key(url) != path.stem:
+            store.quarantine(path, path.name, "corrupt entry (no URL of its own)")
+        elif store.load(url) is not None:
+            entries += 1
+    for path in _files(root / "text", "*.txt"):
+        texts += store.read_text_file(path, path.name) is not None
+    return Survey(found, entries, texts, list(store.quarantined))
+
+
 def migrate(root: Path, clock: Clock) -> Migration:
     """Bring the store to :data:`FORMAT` (the caller holds the output folder's lock)."""
     found = check_format(root)
