@@ -39,7 +39,8 @@ ALLOWLIST_FILE = "primary-source-allowlist.txt"
 
 _STRS = ListOf(Str())
 # sv_scrapy's own (optional): the audit reports; a playbook repo's config without it stays valid
-REPORT_SPEC = Obj(required={}, optional={"source_url_template": Str(), "backlog_top_n": POS_INT})
+REPORT_SPEC = Obj(required={}, optional={"source_url_template": Str(), "backlog_top_n": POS_INT,
+                                         "verify_reports": Str()})
 _VALUE_TYPES = ListOf(Str(choices=("pct", "money", "statute", "date")))
 
 SOURCE_VERIFY_SPEC = Obj(
@@ -181,6 +182,7 @@ class Report:
 
     source_url_template: str = ""
     backlog_top_n: int = 15
+    verify_reports: Path | None = None  # where `scrapy verify` reports are read from (default: beside the output)
 
 
 def _report(raw: dict[str, Any], origin: Path) -> Report:
@@ -189,7 +191,9 @@ def _report(raw: dict[str, Any], origin: Path) -> Report:
                      or "{line}" not in template):
         raise ConfigError(f"{origin}: report.source_url_template: must be an http(s) URL with {{path}} and "
                           f"{{line}} (and usually {{commit}}), got {template!r}")
-    return Report(template, int(raw.get("backlog_top_n", Report.backlog_top_n)))
+    reports = str(raw.get("verify_reports") or "")
+    return Report(template, int(raw.get("backlog_top_n", Report.backlog_top_n)),
+                  (origin.parent / reports) if reports else None)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from weakref import WeakKeyDictionary
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
+    from sv_scrapy.core.audit.reviewfile import Review
     from sv_scrapy.core.audit.store import ContentStore
     from sv_scrapy.core.audit.storeformat import Migration
     from sv_scrapy.runtime import Runtime
@@ -36,6 +37,7 @@ class Run:
     document_stats: dict[str, Any] | None = None  # the audit document's counts, once it is written
     linter_rows: list[dict[str, object]] = field(default_factory=list)  # the portal-root backlog (audit)
     allowlist_rows: list[dict[str, object]] = field(default_factory=list)  # allowlist proposals (audit)
+    reviews: list[Review] = field(default_factory=list)  # the maintainer's reviews (audit; core.audit.reviewfile)
     pages_done: Counter[str] = field(default_factory=Counter)  # fetch_status (or "journal") -> pages
     by_url: dict[str, list[dict[str, Any]]] = field(init=False)  # the claims citing each URL, one request each
 

@@ -21,6 +21,7 @@ from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.args import parse_amount, parse_int
 from sv_scrapy.core.atomic import write_json, write_text
 from sv_scrapy.core.audit.storeformat import open_for_reading
+from sv_scrapy.core.audit.verdicts import reports_dir
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.llm.batch import BatchRunner
 from sv_scrapy.llm.client import API, LlmUnavailable, Outcome, count_tokens, make_client, run_sync
@@ -175,12 +176,13 @@ class Command(SvCommand):
         outcome = outcomes.get(key) or Outcome(kind=API, error="no response")
         record = apply_guardrails(item, outcome.answer, page_text=plan.texts.get(key), error=outcome.error,
                                   unchecked=plan.unchecked.get(key, ""))
-        return {**record, "sent_as": plan.methods.get(key, ""), "stop_reason": outcome.stop_reason,
+        return {**record, "content_hash": item.get("content_hash", ""),  # what the audit's staleness compares
+                "sent_as": plan.methods.get(key, ""), "stop_reason": outcome.stop_reason,
                 "attempts": outcome.notes, "no_verdict_reason": outcome.kind if outcome.answer is None else ""}
 
     @staticmethod
     def reports_dir(output_dir: Path) -> Path:
-        return output_dir.parent / "reports"
+        return reports_dir(output_dir)
 
     def write_report(self, output_dir: Path, scope: str, doc: dict[str, Any]) -> Path:
         """``source-verify-<scope>-<YYYYMMDD-HHMMSS>.md`` + ``.json``; never an existing one."""
@@ -214,4 +216,4 @@ def _why(failed: list[str], outcomes: dict[str, Outcome]) -> str:
 def _identity(item: dict[str, Any]) -> dict[str, Any]:
     return {"id": item["id"], "scope": item["scope"], "line_no": item["line_no"], "source_url": item["source_url"],
             "claim_text": item.get("claim_text", ""), "source_tier": item.get("source_tier", ""),
-            "prior": item.get("prior", "")}
+            "prior": item.get("prior", ""), "content_hash": item.get("content_hash", "")}

@@ -7,8 +7,9 @@ interrupted leaves the run open, so the next ``scrapy crawl audit`` resumes it.
 
 from __future__ import annotations
 
+import logging
 import os
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
@@ -16,8 +17,10 @@ from scrapy import signals
 
 from sv_scrapy.core.atomic import append_lines, write_json, write_text
 from sv_scrapy.core.audit import history
-from sv_scrapy.core.audit.news import new_findings, news
+from sv_scrapy.core.audit.reviews import Applied, apply_reviews, open_findings, remember_expired
 from sv_scrapy.core.audit.stats import audit_stats
+from sv_scrapy.core.audit.verdicts import attach_verdicts, read_verdicts, reports_dir
+from sv_scrapy.core.claims.claims import claim_id
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.pagerecord import unfetched_record
 from sv_scrapy.core.report.auditdoc import enrich
@@ -27,6 +30,8 @@ from sv_scrapy.core.report.sourcelinks import resolve_links
 from sv_scrapy.extensions.outcome import record_failure, run_failure
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.run import run_of
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
 
@@ -68,6 +73,22 @@ class AuditExportPipeline(JobPipeline):
         except OutputError as exc:
             record_failure(self.crawler, f"{exc}; the run stays open and the next one resumes it")
 
+    @staticmethod
+    def _root_rows(run: Run) -> list[dict[str, Any]]:
+        """The linter's rows, each with the id of the claim its line and URL make (what a review names)."""
+        return [{**r, "id": claim_id(str(r["scope"]), int(str(r["line_no"])), str(r["url"]))} for r in run.linter_rows]
+
+    def _review_memory(self, run: Run, items: list[dict[str, Any]], previous: dict[str, dict[str, Any]],
+                       today: date) -> Applied:
+        """Apply the maintainer's reviews and attach the latest ``scrapy verify`` verdicts to the items."""
+        memory = apply_reviews(items, run.reviews, today, previous, self._root_rows(run))
+        folder = run.runtime.config.report.verify_reports or reports_dir(run.output_dir)
+        latest, warnings = read_verdicts(folder)
+        for warning in warnings:
+            logger.warning(warning)
+        attach_verdicts(items, latest)
+        return memory
+
     def _write(self, run: Run) -> None:
         failure = run_failure(self.crawler)
         items = [self.records.get(c["id"]) or unfetched_record(c, "not fetched") for c in run.claims]
@@ -80,7 +101,10 @@ class AuditExportPipeline(JobPipeline):
                       kinds={u: str(v.get("kind") or "") for u, v in self.urls.items()},
                       weights=config.sampling.weights, as_of=datetime.fromisoformat(generated_at).date())
         stats = audit_stats(items, self.urls)
-        stats["new_findings"] = new_findings(news(items))
+        today = datetime.fromisoformat(generated_at).date()
+        memory = self._review_memory(run, items, previous, today)
+        stats["new_findings"] = open_findings(items)  # live reviews excluded; an expired one is news
+        stats["reviewed"], stats["review_expired"] = memory.as_dict()["reviewed"], len(memory.expired_news)
         doc: dict[str, Any] = {
             "version": 1,
             "generated_at": generated_at,
@@ -96,13 +120,15 @@ class AuditExportPipeline(JobPipeline):
             "store": run.store_format.as_dict() if run.store_format else {},
             "stats": stats,
             "allowlist_candidates": run.allowlist_rows,
+            "reviews": memory.as_dict(),
             "items": items,
         }
         line = history.entry(doc)
         past = history.appended(store.history(), line)
         doc["history"] = {"previous": history.previous(past, line), "current": line,
                           "trend": [{k: e[k] for k in ("at", "signals")} for e in past if e.get("country") == line["country"]]}
-        linter_rows = run.linter_rows
+        quiet_roots = {str(row["id"]) for row, _ in memory.quiet_roots}
+        linter_rows = [r for r in self._root_rows(run) if r["id"] not in quiet_roots]
         out = run.out_dir
         top_n = config.report.backlog_top_n
         write_json(out / "audit.json", doc)
@@ -113,12 +139,14 @@ class AuditExportPipeline(JobPipeline):
             # a claim both absent and changed is one flag, not two
             flagged = sum(1 for i in items if i["prior"] == "TOKENS_ABSENT" or i.get("content_changed"))
             lines = [f"{key}={stats[key]}" for key in ("tokens_absent", "stale_changed", "content_changed",
-                                                        "unavailable", "dead", "new_findings")]
+                                                        "unavailable", "dead", "new_findings", "reviewed",
+                                                        "review_expired")]
             lines += [f"flagged={flagged}", f"has_flags={'true' if flagged else 'false'}",
                       f"report={out / 'report.md'}", f"issue={out / 'issue.md'}"]
             append_lines(os.environ["GITHUB_OUTPUT"], lines, "$GITHUB_OUTPUT")
         # next month's news compares with this audit: kept only once every output is written,
         # and the run is closed last (until then the next run resumes it)
+        remember_expired(kept, items, run.reviews, today)
         store.save_claim_outcomes(kept, {**scopes, **{str(i["scope"]): generated_at for i in items}})
         store.save_history(past)
         store.finish_run(run.run_id)
@@ -127,6 +155,8 @@ class AuditExportPipeline(JobPipeline):
         print(
             f"audit: {stats['claims']} claim(s) over {stats['urls']} URL(s); "
             + (f"new since {since}: {stats['new_findings']} finding(s); " if since else "first audit (baseline); ")
+            + (f"reviewed {stats['reviewed']} (quiet), review expired {stats['review_expired']}; "
+               if run.reviews else "")
             + f"⚠️ stale_changed {stats['stale_changed']}, TOKENS_ABSENT {stats['tokens_absent']}, "
             f"unavailable {stats['unavailable']}, DEAD {stats['dead']}, "
             f"304 {stats['not_modified_urls']} ({stats['not_modified_pct']:g} %)\n"

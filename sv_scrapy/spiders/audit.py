@@ -18,12 +18,13 @@ import scrapy
 
 from sv_scrapy.core.args import parse_bool
 from sv_scrapy.core.atomic import append_lines
+from sv_scrapy.core.audit import reviewfile
 from sv_scrapy.core.claims.candidates import allowlist_candidates
 from sv_scrapy.core.claims.linter import lint_corpus
 from sv_scrapy.core.page.pagerecord import Fetched, journal_outcome
 from sv_scrapy.items import PageItem
 from sv_scrapy.run import Run
-from sv_scrapy.runtime import PROJECT_DIR, Runtime
+from sv_scrapy.runtime import PROJECT_DIR, Runtime, resolve
 from sv_scrapy.spiders.base import ClaimSpider
 
 
@@ -59,7 +60,14 @@ class AuditSpider(ClaimSpider):
                                                           rt.extract_options(country=params["country"]),
                                                           rt.config.root_url_allowlist)],
             # proposals for the maintainer, never promoted: secondary hosts that look official
-            allowlist_rows=[r.as_dict() for r in allowlist_candidates(extraction.secondary_cited)])
+            allowlist_rows=[r.as_dict() for r in allowlist_candidates(extraction.secondary_cited)],
+            # the maintainer's reviews (checked by preflight): what stays quiet until the page changes
+            reviews=reviewfile.load(rt.config.config_dir))
+
+    @classmethod
+    def preflight(cls, settings: Mapping[str, Any], raw: Mapping[str, Any]) -> None:
+        super().preflight(settings, raw)
+        reviewfile.load(resolve(settings).config.config_dir)  # a bad reviewed-findings file: one line, exit 2
 
     @staticmethod
     def report_dir_for(settings: Mapping[str, Any], output_dir: Path, ci: bool) -> Path:

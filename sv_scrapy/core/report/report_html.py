@@ -11,10 +11,21 @@ from typing import Any
 
 from sv_scrapy.core.audit.history import comparison, delta, trend_svg
 from sv_scrapy.core.audit.news import NEW_CLAIM, NEWS_SECTIONS, STALE_CHANGED, VANISHED, news
+from sv_scrapy.core.audit.reviews import expired_news, quiet
 from sv_scrapy.core.audit.stats import buckets, by_scope_priors, reason_group, run_notes, standing, top
 from sv_scrapy.core.escape import h, safe_href
 from sv_scrapy.core.page.prefilter import PRIORS
 from sv_scrapy.core.report.claimtext import claim_html
+from sv_scrapy.core.report.notes import html_note
+from sv_scrapy.core.report.reviewed import (
+    group_command,
+    html_cmd,
+    html_expired_section,
+    html_reviewed_section,
+    html_verdict,
+    item_command,
+    root_command,
+)
 
 COLOURS = {
     "TOKENS_ABSENT": "#c0392b", "WEAK_MATCH": "#e67e22", "TOKENS_PRESENT": "#27ae60",
@@ -109,10 +120,10 @@ def _changed(items: Sequence[Mapping[str, Any]]) -> str:
             h((i.get("inline_stamp") or {}).get("date", "never verified"))
             + (f"<br><small>change seen {h(str(i['changed_at'])[:10])}</small>" if i.get("changed_at") else ""),
             f'<span class="old">{h(old[0], 240)}</span>' if old else "<em>(no excerpt)</em>",
-            _now(i) + (f"<br><small>{diff}</small>" if diff else ""),
-            _hint(i), _link(i.get("final_url") or i["source_url"]),
+            _now(i) + (f"<br><small>{diff}</small>" if diff else "") + html_verdict(i),
+            _hint(i), _link(i.get("final_url") or i["source_url"]), html_cmd(item_command(i)),
         ])
-    return _table(rows, ["where", "claim", "last verified", "before", "now", "hint", "page"])
+    return _table(rows, ["where", "claim", "last verified", "before", "now", "hint", "page", "review"])
 
 
 def _state(item: Mapping[str, Any]) -> str:
@@ -121,17 +132,20 @@ def _state(item: Mapping[str, Any]) -> str:
 
 def _listed(items: Sequence[Mapping[str, Any]], reason: bool = True) -> str:
     return _table([[_where(i), claim_html(i, 160), f"<code>{h(_state(i))}</code>" + (
-        f"<br>{_hint(i)}" if i.get("page_hint") else ""),
-        *([h(reason_group(str(i.get("note", ""))))] if reason else []), _link(i["source_url"])] for i in items],
-        ["where", "claim", "now", *(["reason"] if reason else []), "page"])
+        f"<br>{_hint(i)}" if i.get("page_hint") else "") + html_verdict(i),
+        *([h(reason_group(str(i.get("note", ""))))] if reason else []), _link(i["source_url"]),
+        html_cmd(item_command(i))] for i in items],
+        ["where", "claim", "now", *(["reason"] if reason else []), "page", "review"])
 
 
-def _news(items: Sequence[Mapping[str, Any]], since: str) -> tuple[list[str], set[str]]:
+def _news(items: Sequence[Mapping[str, Any]], since: str,
+          expired: Sequence[Mapping[str, Any]] = ()) -> tuple[list[str], set[str]]:
     sections = news(items)
     listed = {str(i["id"]) for rows in sections.values() for i in rows}
     if not since:
         return ["<h2>New since the previous audit</h2>", f"<p><em>The first audit over this store: {len(items)} "
                 "claim(s) are now the baseline; next month's report opens with what changed.</em></p>"], listed
+    listed |= {str(i["id"]) for i in expired}
     out = [f"<h2>New since {h(since[:10])} ({len(listed)})</h2>"]
     if not listed:
         out.append("<p><em>Nothing new: every claim stands where the previous audit left it.</em></p>")
@@ -140,6 +154,7 @@ def _news(items: Sequence[Mapping[str, Any]], since: str) -> tuple[list[str], se
         if rows:
             out.append(f"<h3>{h(title.replace('`', ''))} ({len(rows)})</h3>")
             out.append(_changed(rows) if key in (VANISHED, STALE_CHANGED) else _listed(rows, key != NEW_CLAIM))
+    out += html_expired_section(expired, _where, _table)
     pending = sum(1 for i in items if i.get("transition_pending"))
     if pending:
         out.append(f"<p><small>{pending} claim(s) lost their figure on a page still changing; the next audit "
@@ -169,22 +184,26 @@ def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: 
     everything = len(items)
     out = ["<h2>Standing backlog</h2>", "<p><small>Not new this audit; most urgent first (stale marker, never verified, "
            "stamp age, statute or money).</small></p>",
-           _details("TOKENS_ABSENT", _table([[_where(i), claim_html(i, 160), _now(i), _hint(i),
-                                              _link(i.get("final_url") or i["source_url"])]
+           _details("TOKENS_ABSENT", _table([[_where(i), claim_html(i, 160), _now(i) + html_verdict(i), _hint(i),
+                                              _link(i.get("final_url") or i["source_url"]), html_cmd(item_command(i))]
                                              for i in top(b["tokens_absent"], everything)],
-                                            ["where", "claim", "now", "hint", "page read"]), len(b["tokens_absent"])),
+                                            ["where", "claim", "now", "hint", "page read", "review"]),
+                    len(b["tokens_absent"])),
            _details("CONTENT_CHANGED, claim verified since", _changed(top(b["content_changed"], everything)),
                     len(b["content_changed"])),
            _details("Unavailable, by reason",
-                    _table([[h(reason), str(len(rows)), ", ".join(_where(r) for r in top(rows, everything))]
-                            for reason, rows in b["unavailable"].items()], ["reason", "claims", "where"]),
+                    _table([[h(reason), str(len(rows)), ", ".join(_where(r) for r in top(rows, everything)),
+                             html_cmd(group_command(rows))]
+                            for reason, rows in b["unavailable"].items()], ["reason", "claims", "where", "review"]),
                     sum(len(r) for r in b["unavailable"].values())),
-           _details("PDF_NO_TEXT", _table([[_where(i), _link(i["source_url"])] for i in top(b["pdf_no_text"], everything)],
-                                          ["where", "PDF"]), len(b["pdf_no_text"]))]
+           _details("PDF_NO_TEXT", _table([[_where(i), _link(i["source_url"]), html_cmd(item_command(i))]
+                                           for i in top(b["pdf_no_text"], everything)],
+                                          ["where", "PDF", "review"]), len(b["pdf_no_text"]))]
     if linter_rows:
         out.append(_details("Citation linter: bare-host citations next to a figure",
-                            _table([[f"<code>{h(r['scope'])}:{int(r['line_no'])}</code>", h(r["figure"]), _link(r["url"])]
-                                    for r in linter_rows], ["where", "figure", "root URL"]), len(linter_rows)))
+                            _table([[f"<code>{h(r['scope'])}:{int(r['line_no'])}</code>", h(r["figure"]), _link(r["url"]),
+                                     html_cmd(root_command(r)) if r.get("id") else ""]
+                                    for r in linter_rows], ["where", "figure", "root URL", "review"]), len(linter_rows)))
     if candidates:
         out.append(_details("Allowlist candidates: secondary hosts that look official, cited next to a figure "
                             "(add to primary-source-allowlist.txt if they are; never done automatically)",
@@ -197,7 +216,10 @@ def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: 
 def render_html(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]] = ()) -> str:
     stats, items, run = doc["stats"], doc["items"], doc.get("run", {})
     since = str(doc.get("news_since") or "")  # "" on the first audit over this store
-    news_part, listed = _news(items, since)
+    # reviewed claims are quiet (listed last); a review that expired this audit is news of its own
+    open_items = [i for i in items if not quiet(i)]
+    expired = [i for i in open_items if expired_news(i)]
+    news_part, listed = _news([i for i in open_items if not expired_news(i)], since, expired)
     sections = [
         f"<h1>Source-content audit — {h(doc['generated_at'][:10])}</h1>",
         '<p class="note"><strong>Tripwires, not verdicts.</strong> A TOKENS_ABSENT figure may sit on a deeper '
@@ -209,10 +231,11 @@ def render_html(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]]
         f"unchanged (HTTP 304): {stats['not_modified_urls']} ({stats['not_modified_pct']:g} %) · "
         f"previous audit: {h(str(run.get('previous_finished_at') or '')[:10] or '(none)')}"
         + (" · resumed after an interruption" if run.get("resumed") else "") + "</p>",
-        *[f'<p class="note">⚠️ {h(note)}</p>' for note in run_notes(doc)],
+        *[f'<p class="note">⚠️ {html_note(note)}</p>' for note in run_notes(doc)],
         *news_part, *_counts(doc),
         "<h2>Priors per scope</h2>", chart(by_scope_priors(items)),
-        *_backlog(items, listed, linter_rows, doc.get("allowlist_candidates", [])),
+        *_backlog(open_items, listed, linter_rows, doc.get("allowlist_candidates", [])),
+        *html_reviewed_section(doc, _where, _table),
     ]
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Source-content audit</title>'
             f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">'

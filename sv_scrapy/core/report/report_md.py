@@ -16,10 +16,21 @@ from typing import Any
 
 from sv_scrapy.core.audit.history import comparison, delta
 from sv_scrapy.core.audit.news import NEW_CLAIM, NEWS_SECTIONS, STALE_CHANGED, VANISHED, news
+from sv_scrapy.core.audit.reviews import expired_news, quiet
 from sv_scrapy.core.audit.stats import buckets, reason_group, run_notes, standing, top
 from sv_scrapy.core.escape import md, md_code, md_inline, md_text
 from sv_scrapy.core.report.claimtext import claim_md
 from sv_scrapy.core.report.issuecut import GITHUB_ISSUE_LIMIT, Section, fit, join
+from sv_scrapy.core.report.notes import md_note
+from sv_scrapy.core.report.reviewed import (
+    group_command,
+    item_command,
+    md_cmd,
+    md_expired_section,
+    md_reviewed_section,
+    md_verdict,
+    root_command,
+)
 
 HEADER = (
     "> **Tripwires, not verdicts.** A `TOKENS_ABSENT` figure may sit on a deeper page or be written "
@@ -85,6 +96,9 @@ def claim_block(item: Mapping[str, Any]) -> str:
     diff = item.get("change_diff") or []
     if diff:
         lines.append("  - changed lines: " + " · ".join(md_inline(d[:160]) for d in diff[:6]))
+    if md_verdict(item):
+        lines.append(f"  - {md_verdict(item)}")
+    lines.append(f"  - review: {md_cmd(item_command(item))}")
     return "\n".join(lines)
 
 
@@ -92,12 +106,15 @@ def _row_now(item: Mapping[str, Any]) -> str:
     parts = [md_code(str(item["fetch_status"] if item.get("fetch_status") == "DEAD" else item["prior"]))]
     if item.get("page_hint"):
         parts.append(f"page now says **{md_inline(str(item['page_hint']))}** (hint)")
+    if md_verdict(item):
+        parts.append(md_verdict(item))
     return " · ".join(parts)
 
 
-def _news_sections(items: Sequence[Mapping[str, Any]], since: str) -> tuple[list[Section], set[str], int]:
+def _news_sections(items: Sequence[Mapping[str, Any]], since: str,
+                   expired: Sequence[Mapping[str, Any]] = ()) -> tuple[list[Section], set[str], int]:
     sections = news(items)
-    listed = {str(i["id"]) for rows in sections.values() for i in rows}
+    listed = {str(i["id"]) for rows in sections.values() for i in rows} | {str(i["id"]) for i in expired}
     total = len(listed)
     out: list[Section] = []
     if not since:
@@ -105,7 +122,7 @@ def _news_sections(items: Sequence[Mapping[str, Any]], since: str) -> tuple[list
                             f"_This is the first audit over this store: nothing to compare with yet. "
                             f"{len(items)} claim(s) are now the baseline; next month's report opens with "
                             f"what changed._", ""]))
-        return out, listed, 0
+        return out, listed - {str(i["id"]) for i in expired}, 0
     out.append(Section([f"## New since {md_text(since[:10])} ({total})", ""]))
     if not total:
         out[0].head += ["_Nothing new: every claim stands where the previous audit left it._", ""]
@@ -117,12 +134,15 @@ def _news_sections(items: Sequence[Mapping[str, Any]], since: str) -> tuple[list
         if key in (VANISHED, STALE_CHANGED):
             out.append(Section([heading, ""], [claim_block(i) for i in rows], [""]))
         elif key == NEW_CLAIM:
-            out.append(_table(["where", "claim", "now", "page"],
-                              [[where(i), claim_md(i, 140), _row_now(i), md_url(i["source_url"])] for i in rows], heading))
+            out.append(_table(["where", "claim", "now", "page", "review"],
+                              [[where(i), claim_md(i, 140), _row_now(i), md_url(i["source_url"]),
+                                md_cmd(item_command(i))] for i in rows], heading))
         else:
-            out.append(_table(["where", "claim", "now", "reason", "page"],
+            out.append(_table(["where", "claim", "now", "reason", "page", "review"],
                               [[where(i), claim_md(i, 140), _row_now(i), md_text(reason_group(str(i.get("note", ""))), 80),
-                                md_url(i["source_url"])] for i in rows], heading))
+                                md_url(i["source_url"]), md_cmd(item_command(i))] for i in rows], heading))
+    if expired:
+        out.append(md_expired_section(expired, where))
     pending = [i for i in items if i.get("transition_pending")]
     if pending:
         out.append(Section([f"_{len(pending)} claim(s) lost their figure on a page still changing; "
@@ -149,26 +169,32 @@ def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: 
                     f"_Not new this month; the first {top_n} of each list by priority (stale marker, never "
                     "verified, stamp age, statute or money). Every claim is in report.html and audit.json._", ""])]
     absent = b["tokens_absent"]
-    out.append(_table(["where", "claim", "page now says", "page read"],
-                      [[where(i), claim_md(i, 140), md_inline(str(i.get("page_hint") or "")),
-                        md_url(i.get("final_url") or i["source_url"])] for i in top(absent, top_n)],
+    out.append(_table(["where", "claim", "page now says", "page read", "review"],
+                      [[where(i), claim_md(i, 140), " · ".join(filter(None, [md_inline(str(i.get("page_hint") or "")),
+                                                                           md_verdict(i)])),
+                        md_url(i.get("final_url") or i["source_url"]), md_cmd(item_command(i))]
+                       for i in top(absent, top_n)],
                       f"### `TOKENS_ABSENT` — {len(absent)} standing"))
     changed = b["content_changed"]
     if changed:
-        out.append(_table(["where", "claim", "last verified", "page"],
-                          [[where(i), claim_md(i, 140), _stamp(i), md_url(i["source_url"])] for i in top(changed, top_n)],
+        out.append(_table(["where", "claim", "last verified", "page", "review"],
+                          [[where(i), claim_md(i, 140), _stamp(i), md_url(i["source_url"]), md_cmd(item_command(i))]
+                           for i in top(changed, top_n)],
                           f"### `CONTENT_CHANGED`, claim verified since — {len(changed)}"))
-    out.append(_table(["reason", "claims", "where"],
+    out.append(_table(["reason", "claims", "where", "review"],
                       [[md_text(reason, 80), str(len(rows)),
-                        ", ".join(where(r) for r in top(rows, 8)) + (" …" if len(rows) > 8 else "")]
+                        ", ".join(where(r) for r in top(rows, 8)) + (" …" if len(rows) > 8 else ""),
+                        md_cmd(group_command(rows))]
                        for reason, rows in b["unavailable"].items()],
                       f"### Unavailable, by reason — {sum(len(r) for r in b['unavailable'].values())} standing"))
     scans = b["pdf_no_text"]
-    out.append(_table(["where", "PDF"], [[where(i), md_url(i["source_url"])] for i in top(scans, top_n)],
+    out.append(_table(["where", "PDF", "review"], [[where(i), md_url(i["source_url"]), md_cmd(item_command(i))]
+                                                   for i in top(scans, top_n)],
                       f"### `PDF_NO_TEXT` — {len(scans)} scanned PDF(s), need OCR or the LLM layer"))
     if linter_rows:
-        out.append(_table(["where", "figure", "root URL"],
-                          [[md_code(f"{r['scope']}:{int(r['line_no'])}"), md_text(r["figure"], 40), md_url(r["url"])]
+        out.append(_table(["where", "figure", "root URL", "review"],
+                          [[md_code(f"{r['scope']}:{int(r['line_no'])}"), md_text(r["figure"], 40), md_url(r["url"]),
+                            md_cmd(root_command(r)) if r.get("id") else ""]
                            for r in linter_rows[:top_n]],
                           f"### Citation linter — {len(linter_rows)} bare-host citation(s) next to a figure"))
     candidates = doc_candidates.get("rows", [])
@@ -193,10 +219,14 @@ def markdown_sections(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str,
         f"({stats['not_modified_pct']:g} %) · previous audit: "
         f"{md_text(str(run.get('previous_finished_at') or '')[:10] or '(none)')}"
         + (" · resumed after an interruption" if run.get("resumed") else ""), "",
-        *[f"> ⚠️ {md_text(note)}\n" for note in run_notes(doc)]])
-    news_part, listed, _ = _news_sections(items, since)
+        *[f"> ⚠️ {md_note(note)}\n" for note in run_notes(doc)]])
+    # reviewed claims are quiet (listed last); a review that expired this audit is news of its own
+    open_items = [i for i in items if not quiet(i)]
+    expired = [i for i in open_items if expired_news(i)]
+    news_part, listed, _ = _news_sections([i for i in open_items if not expired_news(i)], since, expired)
     return [head, *news_part, _counts(doc),
-            *_backlog(items, listed, linter_rows, top_n, {"rows": doc.get("allowlist_candidates", [])})]
+            *_backlog(open_items, listed, linter_rows, top_n, {"rows": doc.get("allowlist_candidates", [])}),
+            *md_reviewed_section(doc, where)]
 
 
 def render_markdown(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]] = (), top_n: int = TOP_N) -> str:
