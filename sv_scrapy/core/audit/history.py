@@ -17,6 +17,7 @@ SIGNALS: tuple[tuple[str, str], ...] = (
     ("unavailable", "unavailable"),
     ("pdf_no_text", "PDF_NO_TEXT"),
     ("dead", "DEAD"),
+    ("reviewed", "reviewed, quiet (counted above too)"),
     ("claims", "claims checked"),
 )
 TREND = (("tokens_absent", "#c0392b"), ("unavailable", "#95a5a6"), ("dead", "#2c3e50"),

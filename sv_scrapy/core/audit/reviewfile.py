@@ -2,8 +2,8 @@
 what a maintainer decided about a finding, and what it was decided on.
 
 It travels with the playbooks (committed beside ``_source-verify.json``), so it is written to
-read well in a pull request: a format version, then one review per line, sorted by scope,
-claim and finding, keys in a fixed order. A review names the claim by the key its history uses
+read well in a pull request: a format version, then one review per line, sorted by scope and
+claim key (a moved line does not reorder the file), keys in a fixed order. A review names the claim by the key its history uses
 (``core.audit.news.fingerprint``: scope, cited URL, figures), so a line that moves keeps its
 review; ``claim`` (the id it had) and ``figures`` say what it was made on, with the page's
 ``content_hash``.

@@ -33,6 +33,8 @@ ROOT_CITATION = "root_citation"
 SUGGESTED = {"TOKENS_ABSENT": "figure_elsewhere", "WEAK_MATCH": "figure_elsewhere", "stale_changed": "accepted",
              "CONTENT_CHANGED": "accepted", "UNAVAILABLE": "wont_fix", "DEAD": "fix_pending",
              "PDF_NO_TEXT": "accepted", ROOT_CITATION: "fix_pending"}
+# a review of a page that cannot be read holds through its fail streak to DEAD
+COVERS = {"UNAVAILABLE": ("UNAVAILABLE", "DEAD")}
 _REMEMBERED = "reviews_expired"  # the claim outcome's note of reviews already reported as expired
 
 
@@ -55,7 +57,6 @@ def findings(item: Mapping[str, Any]) -> list[str]:
         WEAK_MATCH: prior == WEAK_MATCH,
         "stale_changed": bool(item.get("stale_changed")),
         "CONTENT_CHANGED": bool(item.get("content_changed")),
-        # a review of a page that cannot be read covers it through its fail streak to DEAD
         "UNAVAILABLE": prior == SOURCE_UNAVAILABLE or status in (UNAVAILABLE, DEAD),
         "DEAD": status == DEAD,
         PDF_NO_TEXT: prior == PDF_NO_TEXT,
@@ -199,7 +200,7 @@ def apply_reviews(items: Sequence[dict[str, Any]], reviews: Sequence[Review], to
         live = [r for r, why in own if not why and r.finding in shown]
         expired = [(r, why) for r, why in own if why]
         applied.expired += expired
-        quiet = bool(shown) and all(any(r.finding == f for r in live) for f in shown)
+        quiet = bool(shown) and all(any(f in COVERS.get(r.finding, (r.finding,)) for r in live) for f in shown)
         first = (live[0], "") if live else next(((r, w) for r, w in expired if r.finding in shown), own[0])
         record = _public(first[0], first[1], first[0].finding in shown)
         record["quiet"] = quiet

@@ -1,0 +1,195 @@
+"""``scrapy review``: record a maintainer's review of a finding in the corpus's reviewed-findings
+file (``<SV_CONFIG_DIR>/source-verify-reviewed.json``), or list the reviews.
+
+Claim ids are checked against the latest ``audit.json`` (an id as the report prints it,
+``fr:12:0a1b2c3d``, or its ``fr:12`` when one claim stands on that line); the review is made on
+the page's content hash and the claim's figures that audit read. The file is read whole and
+written atomically under the output folder's lock: another run holding it is exit 75 at once
+(try again when it has finished), never a wait. Never edits a playbook.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sv_scrapy.cmdbase import SvCommand
+from sv_scrapy.core.audit import reviewfile
+from sv_scrapy.core.audit.reviewfile import DECISIONS, FINDINGS, Review
+from sv_scrapy.core.audit.reviews import ROOT_CITATION, apply_reviews, findings, new_review
+from sv_scrapy.core.audit.runlock import acquire
+from sv_scrapy.core.claims.claims import claim_id
+from sv_scrapy.core.claims.linter import lint_corpus
+from sv_scrapy.core.errors import ArgumentError, SvError
+from sv_scrapy.llm.jobs import load_items
+
+if TYPE_CHECKING:
+    import argparse
+
+    from sv_scrapy.runtime import Runtime
+
+
+def parse_findings(raw: str) -> tuple[str, ...]:
+    """``--only TOKENS_ABSENT,stale_changed`` (any case) -> the findings' own spelling."""
+    by_upper = {f.upper(): f for f in FINDINGS}
+    out = []
+    for token in (t.strip() for t in raw.split(",") if t.strip()):
+        if token.upper() not in by_upper:
+            raise ArgumentError(f"--only {token!r}: expected any of {', '.join(FINDINGS)}")
+        out.append(by_upper[token.upper()])
+    if not out:
+        raise ArgumentError("--only: name at least one finding")
+    return tuple(dict.fromkeys(out))
+
+
+def resolve_id(raw: str, items: list[dict[str, Any]], audit: Path) -> dict[str, Any]:
+    """The audit's claim an id names: the full id, or ``scope:line`` when one claim stands there."""
+    exact = [i for i in items if i["id"] == raw]
+    found = exact or [i for i in items if str(i["id"]).startswith(raw + ":")]
+    if not found:
+        raise ArgumentError(f"{raw!r}: no such claim in {audit} (ids look like fr:12:0a1b2c3d; run the audit first "
+                            "if the playbook changed)")
+    if len({i["id"] for i in found}) > 1:
+        raise ArgumentError(f"{raw!r} is ambiguous in {audit}: " + ", ".join(sorted({str(i['id']) for i in found})))
+    return found[0]
+
+
+class Command(SvCommand):
+    name = "review"
+
+    def syntax(self) -> str:
+        return ("<claim-id>... --as DECISION --reason TEXT [--until YYYY-MM-DD] [--finding F] [--reviewer NAME] | "
+                "--from-audit [PATH] --only FINDINGS [--country CC] --as ... --reason ... | --list [--expired]")
+
+    def short_desc(self) -> str:
+        return "Record a maintainer's review of a finding (quiet until the page or the claim changes), or list them"
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        parser.add_argument("--as", dest="decision", metavar="DECISION", help=" | ".join(DECISIONS))
+        parser.add_argument("--reason", help="why (required, free text)")
+        parser.add_argument("--until", metavar="YYYY-MM-DD", help="the review holds until this day at most")
+        parser.add_argument("--reviewer", metavar="NAME", help="who reviewed (optional)")
+        parser.add_argument("--finding", metavar="F", help="which of the claim's findings (default: all it shows)")
+        parser.add_argument("--from-audit", nargs="?", const="", metavar="PATH",
+                            help="the audit to check ids against / select from (default <SV_OUTPUT_DIR>/audit/audit.json)")
+        parser.add_argument("--only", metavar="FINDINGS", help="with --from-audit and no ids: review every claim "
+                            "showing one of these (" + ", ".join(FINDINGS) + ")")
+        parser.add_argument("--country", metavar="CC", help="with --from-audit: only this scope")
+        parser.add_argument("--list", action="store_true", help="list the reviews and how they stand")
+        parser.add_argument("--expired", action="store_true", help="with --list: only the expired ones")
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        self.ids = list(args)
+        try:
+            self.exitcode = self.execute(opts) or 0
+        except SvError as exc:  # one line; 2 a mistake, 75 the lock is taken, 1 the file could not be written
+            print(f"scrapy review: error: {exc}", file=sys.stderr)
+            self.exitcode = exc.exit_code
+
+    def execute(self, opts: argparse.Namespace) -> int:
+        rt = self.runtime()
+        audit = Path(opts.from_audit) if opts.from_audit else rt.output_dir / "audit" / "audit.json"
+        if opts.list:
+            if self.ids or opts.decision or opts.reason:
+                raise ArgumentError("--list takes no ids, --as or --reason")
+            return self.listing(rt, audit, opts.expired)
+        if opts.expired:
+            raise ArgumentError("--expired goes with --list")
+        # everything the user gave is checked before the file is touched
+        decision = reviewfile.check_choice(opts.decision or "", DECISIONS, "--as") if opts.decision else None
+        if decision is None:
+            raise ArgumentError(f"--as: required, one of {', '.join(DECISIONS)}")
+        reason = reviewfile.check_reason(opts.reason or "")
+        until = reviewfile.parse_day(opts.until, "--until") if opts.until else ""
+        today = rt.clock.today()
+        if until and until < today.isoformat():
+            raise ArgumentError(f"--until {until}: already past (today is {today.isoformat()})")
+        finding = reviewfile.check_choice(opts.finding, FINDINGS, "--finding") if opts.finding else ""
+        items = load_items(audit, "audit")["items"]
+        roots = self.root_ids(rt) if finding == ROOT_CITATION or (opts.only and ROOT_CITATION in opts.only) else set()
+        targets = self.targets(items, audit, opts, roots)
+        new = []
+        for item in targets:
+            shown = findings(item) + ([ROOT_CITATION] if item["id"] in roots else [])
+            wanted = ([finding] if finding else
+                      [f for f in shown if f in parse_findings(opts.only)] if opts.only else
+                      [f for f in shown if f != ROOT_CITATION])
+            missing = [f for f in wanted if f not in shown]
+            if missing or not wanted:
+                raise ArgumentError(f"{item['id']}: shows {', '.join(shown) or 'no finding'} in {audit}, "
+                                    f"not {missing[0] if missing else 'a finding to review'}")
+            new += [new_review(item, f, decision, reason, today, until, opts.reviewer or "") for f in wanted]
+        acquire(rt.output_dir, "scrapy review", rt.clock.iso())  # taken: LockHeld, exit 75, nothing written
+        existing = reviewfile.load(rt.config.config_dir)  # read whole, or one line and nothing written
+        merged, replaced = reviewfile.merged(existing, new)
+        path = reviewfile.save(rt.config.config_dir, merged)
+        for review in new:
+            print(f"recorded: {review.claim} {review.finding} as {review.decision} on {review.date}"
+                  + (f" until {review.until}" if review.until else "")
+                  + f" (page {review.content_hash[:12] or 'not read'}, figures {', '.join(review.figures) or 'none'})"
+                  + f": {review.reason}")
+        for review in replaced:
+            print(f"replaced: the review of {review.claim} {review.finding} as {review.decision} of {review.date}")
+        print(f"{len(new)} review(s) written to {path} ({len(merged)} in all); commit it with the playbooks")
+        return 0
+
+    def targets(self, items: list[dict[str, Any]], audit: Path, opts: argparse.Namespace,
+                roots: set[str]) -> list[dict[str, Any]]:
+        if self.ids:
+            if opts.country:
+                raise ArgumentError("--country selects claims with --from-audit --only: give ids or a selection")
+            chosen = [resolve_id(raw, items, audit) for raw in self.ids]
+            return list({i["id"]: i for i in chosen}.values())
+        if opts.from_audit is None or not opts.only:
+            raise ArgumentError("name the claims: ids, or --from-audit [PATH] --only FINDINGS")
+        only = parse_findings(opts.only)
+        chosen = [i for i in items if (not opts.country or str(i["scope"]).lower() == opts.country.lower())
+                  and set(findings(i) + ([ROOT_CITATION] if i["id"] in roots else [])) & set(only)]
+        if not chosen:
+            raise ArgumentError(f"no claim in {audit} shows {', '.join(only)}"
+                                + (f" in {opts.country}" if opts.country else ""))
+        return list({i["id"]: i for i in chosen}.values())
+
+    @staticmethod
+    def root_ids(rt: Runtime) -> set[str]:
+        """The claims the portal-root linter flags now (static, no network)."""
+        rows = lint_corpus(rt.corpus_root, rt.config.hosts, rt.extract_options(), rt.config.root_url_allowlist)
+        return {claim_id(r.scope, r.line_no, r.url) for r in rows}
+
+    def listing(self, rt: Runtime, audit: Path, only_expired: bool) -> int:
+        """Each review and how it stands against the latest audit (live, expired and why, orphaned)."""
+        reviews = reviewfile.load(rt.config.config_dir)
+        path = rt.config.config_dir / reviewfile.FILE_NAME
+        if not reviews:
+            print(f"no review recorded ({path})")
+            return 0
+        states = self.states(reviews, rt, audit)
+        shown = [(r, s) for r, s in zip(reviews, states, strict=True) if not only_expired or s.startswith("expired")]
+        for review, state in shown:
+            print(f"{review.claim}  {review.finding}  {review.decision}  {review.date}"
+                  + (f"  until {review.until}" if review.until else "") + f"  [{state}]  {review.reason}")
+        print(f"{len(shown)} of {len(reviews)} review(s) in {path}")
+        return 0
+
+    @staticmethod
+    def states(reviews: list[Review], rt: Runtime, audit: Path) -> list[str]:
+        try:
+            items = copy.deepcopy(load_items(audit, "audit")["items"])
+        except ArgumentError:
+            return ["no audit to compare with"] * len(reviews)
+        today = rt.clock.today()
+        applied = apply_reviews(items, reviews, today)
+        orphaned = {r.ident for r in applied.orphaned}
+        why = {r.ident: w for r, w in applied.expired}
+        out = []
+        for r in reviews:
+            if r.ident in orphaned:
+                out.append("orphaned: no claim has its key")
+            elif r.ident in why:
+                out.append(f"expired: {why[r.ident]}")
+            else:
+                out.append("live")
+        return out
