@@ -1,0 +1,129 @@
+"""``scrapy review`` on its own (an audit.json as the audit writes it, no crawl), and what bad
+input in the reviewed-findings file does to the command and to the audit: one line naming the
+file and the entry, exit 2, the file never rewritten."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import PROJECT_DIR, SCRAPY
+from .crawl import crawl, make_config, write_corpus
+
+FILE = "source-verify-reviewed.json"
+
+
+def claim(cid: str, prior: str = "TOKENS_ABSENT", **extra: Any) -> dict[str, Any]:
+    scope, line, _ = cid.split(":")
+    return {"id": cid, "scope": scope, "section": "Tax", "line_no": int(line), "claim_text": f"Duty 5.81 % ({cid})",
+            "values": [{"type": "pct", "raw": "5.81 %", "norm": "5.81", "salient": True}],
+            "source_url": f"https://www.impots.gouv.fr/{cid.replace(':', '-')}", "prior": prior,
+            "fetch_status": "OK", "content_hash": "0123456789abcdef", "stale_changed": False,
+            "content_changed": False, **extra}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> dict[str, Any]:
+    config = make_config(tmp_path / "config")
+    out = tmp_path / "out"
+    items = [claim("fr:5:aaaa0001"), claim("fr:5:bbbb0002"), claim("fr:7:cccc0003", "TOKENS_PRESENT"),
+             claim("hk:3:dddd0004"), claim("fr:9:eeee0005", "WEAK_MATCH")]
+    (out / "audit").mkdir(parents=True)
+    (out / "audit" / "audit.json").write_text(json.dumps({"items": items}), encoding="utf-8")
+    corpus = write_corpus(tmp_path / "corpus", {"countries/fr/p.md": "# France\n"})
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "GITHUB_"))}
+    env.update(SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(out), SV_CORPUS_ROOT=str(corpus),
+               SV_NOW="2027-01-10T10:00:00Z")
+    return {"config": config, "out": out, "env": env, "corpus": corpus}
+
+
+def review(ws: dict[str, Any], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([SCRAPY, "review", *args], cwd=PROJECT_DIR, env=ws["env"], capture_output=True, text=True,
+                          timeout=60)
+
+
+def one_line(result: subprocess.CompletedProcess[str]) -> str:
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    return lines[0]
+
+
+def reviews(ws: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(json.loads((ws["config"] / FILE).read_text(encoding="utf-8"))["reviews"])
+
+
+def test_records_replaces_and_selects_from_the_audit(workspace: dict[str, Any]) -> None:
+    ok = review(workspace, "fr:9", "--as", "false_positive", "--reason", "written 5,81 pour cent", "--until",
+                "2027-06-30")
+    assert ok.returncode == 0, ok.stderr
+    assert "recorded: fr:9:eeee0005 WEAK_MATCH as false_positive on 2027-01-10 until 2027-06-30" in ok.stdout
+    again = review(workspace, "fr:9:eeee0005", "--as", "accepted", "--reason", "on second thought")
+    assert "replaced: the review of fr:9:eeee0005 WEAK_MATCH as false_positive" in again.stdout
+    assert [(r["claim"], r["decision"]) for r in reviews(workspace)] == [("fr:9:eeee0005", "accepted")]
+    bulk = review(workspace, "--from-audit", "--only", "tokens_absent", "--country", "fr", "--as", "wont_fix",
+                  "--reason", "portal search pages")
+    assert bulk.returncode == 0, bulk.stderr
+    assert sorted(r["claim"] for r in reviews(workspace)) == ["fr:5:aaaa0001", "fr:5:bbbb0002", "fr:9:eeee0005"]
+    listed = review(workspace, "--list")
+    assert listed.returncode == 0 and "3 of 3 review(s)" in listed.stdout and listed.stdout.count("[live]") == 3
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["fr:99:ffff0000", "--as", "wont_fix", "--reason", "x"], "'fr:99:ffff0000': no such claim in"),
+    (["fr:5", "--as", "wont_fix", "--reason", "x"], "'fr:5' is ambiguous in"),
+    (["fr:7:cccc0003", "--as", "wont_fix", "--reason", "x"], "shows no finding"),
+    (["hk:3:dddd0004", "--as", "wont_fix"], "--reason: required"),
+    (["hk:3:dddd0004", "--as", "wont_fix", "--reason", "…"], "--reason: required"),
+    (["hk:3:dddd0004", "--as", "ok", "--reason", "x"], "--as 'ok': expected one of false_positive"),
+    (["hk:3:dddd0004", "--as", "wont_fix", "--reason", "x", "--until", "2026-12-31"], "already past"),
+    (["hk:3:dddd0004", "--as", "wont_fix", "--reason", "x", "--until", "soon"], "expected a date YYYY-MM-DD"),
+    (["hk:3:dddd0004", "--finding", "DEAD", "--as", "wont_fix", "--reason", "x"], "not DEAD"),
+    (["--from-audit", "--as", "wont_fix", "--reason", "x"], "name the claims"),
+    (["--from-audit", "--only", "SOMETHING", "--as", "wont_fix", "--reason", "x"], "--only 'SOMETHING'"),
+])
+def test_mistakes_are_one_line_and_exit_2(workspace: dict[str, Any], args: list[str], expected: str) -> None:
+    result = review(workspace, *args)
+    assert result.returncode == 2 and expected in one_line(result)
+    assert not (workspace["config"] / FILE).exists()
+
+
+GOOD = {"key": "0123456789abcdef", "claim": "hk:3:dddd0004", "finding": "TOKENS_ABSENT", "decision": "wont_fix",
+        "reason": "ok", "date": "2027-01-01"}
+BAD_FILES = {
+    "malformed": ('{"format": 1, "reviews": [', "invalid JSON"),
+    "decision": (json.dumps({"format": 1, "reviews": [GOOD, {**GOOD, "claim": "fr:5:aaaa0001",
+                                                              "decision": "meh"}]}),
+                 "reviews[1] (fr:5:aaaa0001): decision 'meh': expected one of"),
+    "reason": (json.dumps({"format": 1, "reviews": [{**GOOD, "reason": ""}]}), "reviews[0] (hk:3:dddd0004): missing 'reason'"),
+    "duplicate": (json.dumps({"format": 1, "reviews": [GOOD, {**GOOD, "reason": "again"}]}),
+                  "reviews[1] (hk:3:dddd0004): duplicate of reviews[0]"),
+    "newer": (json.dumps({"format": 9, "reviews": []}), "format 9 was written by a newer sv_scrapy"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_a_bad_file_is_named_with_its_entry_and_never_rewritten(workspace: dict[str, Any], case: str) -> None:
+    text, expected = BAD_FILES[case]
+    path = workspace["config"] / FILE
+    path.write_text(text, encoding="utf-8")
+    for args in (["--list"], ["fr:9", "--as", "wont_fix", "--reason", "a reason"]):
+        result = review(workspace, *args)
+        line = one_line(result)
+        assert result.returncode == 2 and str(path) in line and expected in line, line
+        assert path.read_text(encoding="utf-8") == text
+
+
+def test_the_audit_refuses_a_bad_file_before_any_request(workspace: dict[str, Any]) -> None:
+    path = workspace["config"] / FILE
+    path.write_text(BAD_FILES["decision"][0], encoding="utf-8")
+    write_corpus(workspace["corpus"], {"countries/fr/p.md": "# France\n\n- Duty 5.81 % ([t](https://www.impots.gouv.fr/t))\n"})
+    result = crawl("audit", corpus=workspace["corpus"], config=workspace["config"], output=workspace["out"],
+                   proxy_env={}, timeout=60)
+    line = one_line(result)
+    assert result.returncode == 2 and str(path) in line and "reviews[1] (fr:5:aaaa0001): decision 'meh'" in line
+    assert path.read_text(encoding="utf-8") == BAD_FILES["decision"][0]
