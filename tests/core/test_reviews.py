@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.audit.reviewfile import Review, dumps, merged, parse
@@ -89,3 +90,13 @@ def test_reviewed_and_orphaned_sections_are_collapsed_in_both_reports() -> None:
     assert f"`{target['scope']}:1`" not in body and f"`{target['scope']}:1`" in reviewed and "in the \\| annex" in reviewed
     assert "Orphaned reviews (1)" in reviewed and "`ad:9:99999999`" in reviewed and reviewed.rstrip().endswith("</details>")
     assert "<details><summary>Reviewed (1)" in html and "Orphaned reviews (1)" in html
+
+
+def test_verify_reports_folder_from_config_is_relative_to_it(tmp_path: Path) -> None:
+    from sv_scrapy.config import load_config
+
+    from ..crawl import make_config
+
+    config = make_config(tmp_path / "config", source_verify={"report": {"verify_reports": "../reports"}})
+    assert load_config(config).report.verify_reports == config / "../reports"
+    assert load_config(make_config(tmp_path / "plain")).report.verify_reports is None
