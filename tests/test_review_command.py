@@ -127,3 +127,19 @@ def test_the_audit_refuses_a_bad_file_before_any_request(workspace: dict[str, An
     line = one_line(result)
     assert result.returncode == 2 and str(path) in line and "reviews[1] (fr:5:aaaa0001): decision 'meh'" in line
     assert path.read_text(encoding="utf-8") == BAD_FILES["decision"][0]
+
+
+def test_the_linters_finding_is_checked_against_the_corpus(workspace: dict[str, Any]) -> None:
+    from sv_scrapy.core.claims.claims import claim_id
+
+    write_corpus(workspace["corpus"], {"countries/ky/p.md": "# Cayman\n\n- 10% band ([gov.ky](https://www.gov.ky/))\n"})
+    cid = claim_id("ky", 3, "https://www.gov.ky/")
+    audit = workspace["out"] / "audit" / "audit.json"
+    doc = json.loads(audit.read_text(encoding="utf-8"))
+    doc["items"].append(claim(cid, "TOKENS_PRESENT", source_url="https://www.gov.ky/"))
+    audit.write_text(json.dumps(doc), encoding="utf-8")
+    ok = review(workspace, cid, "--finding", "root_citation", "--as", "fix_pending", "--reason", "deep link soon")
+    assert ok.returncode == 0, ok.stderr
+    assert f"recorded: {cid} root_citation as fix_pending" in ok.stdout
+    wrong = review(workspace, "hk:3:dddd0004", "--finding", "root_citation", "--as", "fix_pending", "--reason", "x")
+    assert wrong.returncode == 2 and "not root_citation" in one_line(wrong)
