@@ -143,3 +143,30 @@ def test_the_linters_finding_is_checked_against_the_corpus(workspace: dict[str, 
     assert f"recorded: {cid} root_citation as fix_pending" in ok.stdout
     wrong = review(workspace, "hk:3:dddd0004", "--finding", "root_citation", "--as", "fix_pending", "--reason", "x")
     assert wrong.returncode == 2 and "not root_citation" in one_line(wrong)
+
+
+def test_a_review_while_an_audit_runs_exits_75_and_writes_nothing(workspace: dict[str, Any]) -> None:
+    import time
+
+    from testing.mockweb import MockWeb, Route
+
+    slow = "https://www.impots.gouv.fr/lent"
+    write_corpus(workspace["corpus"], {"countries/fr/p.md": f"# France\n\n- Duty 5.81 % ([t]({slow}))\n"})
+    with MockWeb() as web:
+        web.route(slow, Route(body="<html><body>" + "Le taux est de 5,81 %. " * 20 + "</body></html>", delay=6))
+        env = {**workspace["env"], **web.env(), "SV_IGNORE_HTTPS_ERRORS": "1"}
+        env = {k: v for k, v in env.items() if k != "SV_NOW"}
+        audit = subprocess.Popen([SCRAPY, "crawl", "audit"], cwd=PROJECT_DIR, env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        try:
+            lock, deadline = workspace["out"] / ".lock", time.monotonic() + 60
+            while time.monotonic() < deadline and not (lock.is_file() and lock.read_text(encoding="utf-8").strip()):
+                time.sleep(0.05)  # the audit names itself in the lock once it holds it
+            result = review(workspace, "hk:3:dddd0004", "--as", "wont_fix", "--reason", "checked by hand")
+            assert audit.poll() is None  # the audit was still running
+        finally:
+            audit.wait(timeout=120)
+    line = one_line(result)
+    assert result.returncode == 75 and "another run holds" in line and "scrapy crawl audit" in line
+    assert not (workspace["config"] / FILE).exists()
+    assert audit.returncode == 0
