@@ -1,4 +1,5 @@
-"""Helpers for crawl tests: a corpus on disk, a fast test config, a `scrapy crawl` subprocess."""
+"""Crawl helpers shared by the tests and the benches: a corpus on disk, a fast test config, a
+`scrapy crawl` subprocess."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import os
 import resource
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .conftest import PROJECT_DIR, SCRAPY
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+# the scrapy entry point of the interpreter running this (the project's venv)
+SCRAPY = str(Path(sys.executable).with_name("scrapy"))
 
 
 def write_corpus(root: Path, files: dict[str, str]) -> Path:
@@ -66,7 +70,8 @@ class CrawlResult:
     output_dir: Path
 
     def worklist(self) -> dict[str, Any]:
-        return json.loads((self.output_dir / "worklist.json").read_text(encoding="utf-8"))
+        doc: dict[str, Any] = json.loads((self.output_dir / "worklist.json").read_text(encoding="utf-8"))
+        return doc
 
     def items_by_line(self) -> dict[int, dict[str, Any]]:
         return {item["line_no"]: item for item in self.worklist()["items"]}
