@@ -79,7 +79,10 @@ class CrawlResult:
 
 def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: dict[str, str],
           args: dict[str, str] | None = None, timeout: float = 180, extra_env: dict[str, str] | None = None,
-          settings: dict[str, str] | None = None, options: list[str] | None = None) -> CrawlResult:
+          settings: dict[str, str] | None = None, options: list[str] | None = None,
+          launcher: list[str] | None = None) -> CrawlResult:
+    """``scrapy crawl <spider>`` in a subprocess (``launcher``: another command line standing in
+    for ``scrapy``, taking the same arguments, e.g. an instrumented one)."""
     # hermetic: no SV_* location, proxy or GitHub Actions variable leaks in from the caller
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("SV_", "GITHUB_")) and "proxy" not in k.lower()}
@@ -87,7 +90,7 @@ def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: d
     env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(output),
                SV_IGNORE_HTTPS_ERRORS="1")
     env.update(extra_env or {})
-    cmd = [SCRAPY, "crawl", spider]
+    cmd = [*(launcher or [SCRAPY]), "crawl", spider]
     for key, value in (args or {}).items():
         cmd += ["-a", f"{key}={value}"]
     for key, value in (settings or {}).items():

@@ -45,7 +45,8 @@ READ = ["sv_scrapy.pipelines.text.TextPipeline", "sv_scrapy.pipelines.pdf.PdfTex
 PIPELINES = {
     "worklist": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", "sv_scrapy.pipelines.store.StoreTextPipeline",
                  "sv_scrapy.pipelines.export.WorklistExportPipeline"],
-    "audit": [*READ, "sv_scrapy.pipelines.store.StoreRestorePipeline", "sv_scrapy.pipelines.records.RecordsPipeline",
+    # a 304 is restored from the past its request carried before any reading stage runs
+    "audit": ["sv_scrapy.pipelines.store.StoreRestorePipeline", *READ, "sv_scrapy.pipelines.records.RecordsPipeline",
               "sv_scrapy.pipelines.store.StoreUpdatePipeline", "sv_scrapy.pipelines.audit.AuditExportPipeline"],
 }
 
