@@ -33,10 +33,10 @@ sys.path.insert(0, str(PROJECT_DIR))
 
 from sv_scrapy.config import load_config  # noqa: E402
 from sv_scrapy.core.politeness import floor_seconds, policy_for  # noqa: E402
+from testing.crawl import crawl, make_config, write_corpus  # noqa: E402
 from testing.mockweb import MockWeb, Route  # noqa: E402
 from testing.mockweb.pdfgen import text_pdf  # noqa: E402
 from testing.mockweb.server import LogEntry  # noqa: E402
-from tests.crawl import crawl, make_config, write_corpus  # noqa: E402
 
 
 def bound_seconds(log: list[LogEntry], config_dir: Path) -> float:

@@ -33,9 +33,9 @@ sys.path.insert(0, str(PROJECT_DIR))
 from sv_scrapy.config import load_config  # noqa: E402
 from sv_scrapy.core.page.pdf import _pdfminer, _pypdfium2  # noqa: E402
 from sv_scrapy.core.politeness import floor_seconds, policy_for  # noqa: E402
+from testing.crawl import crawl, write_corpus  # noqa: E402
 from testing.mockweb import MockWeb, Route  # noqa: E402
 from testing.mockweb.pdfgen import text_pdf  # noqa: E402
-from tests.crawl import crawl, write_corpus  # noqa: E402
 
 
 def crawl_bench(urls: int, hosts: int, seed: int = 7) -> None:

@@ -143,7 +143,7 @@ DENSE_UNIT = "rate 5.81 % and €1,500 since 1 April 2025 (Law 7464) in 2024; "
 
 def bench_dense_line() -> None:
     """One line dense with figures, 1 MB then 5 MB: claim extraction must grow linearly."""
-    from sv_scrapy.core.claims.values import extract_values
+    from sv_scrapy.core.figures.values import extract_values
 
     times = {}
     for mb in (1, 5):

@@ -23,7 +23,7 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.core.claims.values import canonical_number  # noqa: E402
+from sv_scrapy.core.figures.values import canonical_number  # noqa: E402
 from sv_scrapy.core.page.ocr import OcrSettings, ocr_digits, ocr_pdf  # noqa: E402
 from sv_scrapy.core.page.pagescan import PageIndex  # noqa: E402
 from testing.mockweb.pdfgen import scan_pdf  # noqa: E402

@@ -23,9 +23,12 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
+from testing.crawl import (  # noqa: E402
+    SCRAPY,  # noqa: E402
+    make_config,
+    write_corpus,
+)
 from testing.mockweb import MockWeb  # noqa: E402
-from tests.conftest import SCRAPY  # noqa: E402
-from tests.crawl import make_config, write_corpus  # noqa: E402
 
 PAGE = ("<html><head><title>App</title></head><body><div id='root'></div><script>"
         "document.getElementById('root').innerHTML = '<h1>Rates</h1><p>The rate is {rate} % this year. ' + "

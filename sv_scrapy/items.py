@@ -1,6 +1,7 @@
 """Items: one ``PageItem`` per distinct cited URL, carrying the claims that cite it.
 
-The spider fills ``fetched`` (what the downloader produced) and ``body``; the reading
+The spider fills ``fetched`` (what the downloader produced), ``body`` and, in the audit,
+``past`` (the URL's past, loaded once when its request was built); the reading
 pipelines fill the reading fields (text, PDF text, hashes); ``RecordsPipeline`` hands both to
 ``core.page.pagerecord.page_records`` and keeps its ``outcome`` (fetch_status, note, claim records).
 Pipelines read it through itemadapter.
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome, Reading
 
 
@@ -20,6 +22,7 @@ class PageItem:
     claims: list[dict[str, Any]]  # the claim records citing it
     fetched: Fetched  # the response, failure or refusal, as facts
     body: bytes | None = None  # dropped once text is extracted (kept for PDFs without text)
+    past: PagePast | None = None  # the audit's memory of the URL, loaded once with its request (worklist: None)
     # what the reading stages found (core.page.pagerecord.Reading)
     kind: str = ""  # html | text | pdf | binary
     lang: str = ""  # the page's language as it declares it (Content-Language, <html lang>): a matching hint

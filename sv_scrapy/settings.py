@@ -51,10 +51,10 @@ EXTENSIONS = {
 # text -> PDF text -> hashes -> (audit: restore 304s) -> priors -> store -> export; the
 # job-specific ones enable themselves by ``SV_JOB`` (``worklist`` or ``audit``)
 ITEM_PIPELINES = {
+    "sv_scrapy.pipelines.store.StoreRestorePipeline": 50,  # a 304: the stored copy, before any reading
     "sv_scrapy.pipelines.text.TextPipeline": 100,
     "sv_scrapy.pipelines.pdf.PdfTextPipeline": 200,
     "sv_scrapy.pipelines.hashes.HashPipeline": 300,
-    "sv_scrapy.pipelines.store.StoreRestorePipeline": 320,
     "sv_scrapy.pipelines.records.RecordsPipeline": 400,
     "sv_scrapy.pipelines.store.StoreUpdatePipeline": 450,
     "sv_scrapy.pipelines.store.StoreTextPipeline": 460,

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from testing.crawl import PROJECT_DIR, SCRAPY
+
+__all__ = ["PROJECT_DIR", "SCRAPY", "run_scrapy", "shared_corpus"]
+
 SHARED_CORPUS = PROJECT_DIR.parent / "shared" / "corpus" / "property-deep-dive"
-SCRAPY = str(Path(sys.executable).with_name("scrapy"))
 
 
 @pytest.fixture(scope="session")

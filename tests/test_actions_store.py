@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
 
 from .conftest import PROJECT_DIR
-from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 
 FAKE_GH = r'''#!PYTHON
 """A fake gh: `run list`, `run download`, `issue list/view/edit/create`, `label create`, on STATE."""

@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb
-
-from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 
 
 def test_the_audit_report_lists_allowlist_candidates(tmp_path: Path) -> None:

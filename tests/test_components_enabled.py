@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb
-
-from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 
 COMMON_EXTENSIONS = [
     "scrapy.extensions.corestats.CoreStats",
@@ -46,7 +45,8 @@ READ = ["sv_scrapy.pipelines.text.TextPipeline", "sv_scrapy.pipelines.pdf.PdfTex
 PIPELINES = {
     "worklist": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", "sv_scrapy.pipelines.store.StoreTextPipeline",
                  "sv_scrapy.pipelines.export.WorklistExportPipeline"],
-    "audit": [*READ, "sv_scrapy.pipelines.store.StoreRestorePipeline", "sv_scrapy.pipelines.records.RecordsPipeline",
+    # a 304 is restored from the past its request carried before any reading stage runs
+    "audit": ["sv_scrapy.pipelines.store.StoreRestorePipeline", *READ, "sv_scrapy.pipelines.records.RecordsPipeline",
               "sv_scrapy.pipelines.store.StoreUpdatePipeline", "sv_scrapy.pipelines.audit.AuditExportPipeline"],
 }
 
@@ -85,3 +85,11 @@ def test_every_request_leaves_through_the_paced_handler(logs: dict[str, str], sp
     starts = re.search(r"'sv/pacing/starts': (\d+)", logs[spider])
     sent = re.search(r"'downloader/request_count': (\d+)", logs[spider])
     assert starts and sent and int(starts.group(1)) == int(sent.group(1)) == 2  # robots.txt + the page
+
+
+@pytest.mark.parametrize("spider", ["worklist", "audit"])
+def test_a_clean_run_logs_no_warning(logs: dict[str, str], spider: str) -> None:
+    # every WARNING a maintainer sees should be actionable: a job-gated component switching
+    # itself off (or progress lines turned off) is by design, not a warning
+    warnings = [line for line in logs[spider].splitlines() if "] WARNING: " in line]
+    assert warnings == []

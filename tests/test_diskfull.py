@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 
 from sv_scrapy.core.audit.store import url_key
+from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
-
-from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 
 URLS = [f"https://www.douane.gouv.fr/tarif/{i}" for i in range(24)]
 CORPUS = "# T\n\n" + "\n".join(f"- duty {i + 1}.25 % ([t]({u}))" for i, u in enumerate(URLS)) + "\n"

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
 
-from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from .test_scrapyd import free_port
 
 FILLER = "<p>" + "How the duty is assessed and collected, and by whom. " * 6 + "</p>"

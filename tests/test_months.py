@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
+from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
-
-from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 
 FILLER = "<p>" + "How the duty is assessed, who pays it and when it falls due. " * 6 + "</p>"
 RATE = "https://www.impots.gouv.fr/taux"  # 5.81 % until month 3, then 6.00 %

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
-
-from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 
 TEXT = "<p>The new schedule is effective 04/01/2025 for every deed registered from that day on.</p>" * 3
 PAGES = {

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from testing.crawl import crawl, make_config, write_corpus
+
 from .conftest import PROJECT_DIR, SCRAPY
-from .crawl import crawl, make_config, write_corpus
 
 FILE = "source-verify-reviewed.json"
 

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from sv_scrapy.core.audit.news import new_findings, news
+from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.anthropic_stub import AnthropicStub
 
 from .conftest import PROJECT_DIR, SCRAPY
-from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 
 FILLER = "<p>" + "How the duty is assessed, who pays it and when it falls due. " * 6 + "</p>"
 ABSENT = "https://www.impots.gouv.fr/taux"  # never states the figure; reviewed; unchanged; its line moves

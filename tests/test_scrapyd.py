@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from testing.crawl import FAST_LIVENESS, make_config, write_corpus
 from testing.mockweb import MockWeb
 
 from .conftest import PROJECT_DIR
-from .crawl import FAST_LIVENESS, make_config, write_corpus
 
 BIN = Path(sys.executable).parent
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from sv_scrapy.ops.screenshot import CHROMIUM, non_blank, screenshot
+from testing.crawl import FAST_LIVENESS, crawl, make_config
 from testing.mockweb import MockWeb
 from testing.mockweb.site import load_site
 
 from .conftest import PROJECT_DIR
-from .crawl import FAST_LIVENESS, crawl, make_config
 
 pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"Debian's Chromium ({CHROMIUM}) not installed")
 

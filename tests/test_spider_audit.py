@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
 
 from .conftest import PROJECT_DIR, SCRAPY
-from .crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 
 TODAY = datetime.now(UTC).date().isoformat()
 FILLER = "<p>" + "Background on how the duty is assessed and collected. " * 6 + "</p>"

@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
+from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb
-
-from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 
 PAGE = """<html><head><title>Barème</title></head><body>
 <h1>Droits et taux applicables</h1>

@@ -14,10 +14,9 @@ from typing import Any
 import pytest
 
 from sv_scrapy.core.audit.store import ContentStore
+from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.pdfgen import scan_pdf
-
-from .crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None,
                                 reason="tesseract not installed (make install installs tesseract-ocr)")

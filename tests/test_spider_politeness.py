@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-from testing.mockweb import MockWeb, Route
+from testing.crawl import crawl, make_config, write_corpus
+from testing.mockweb import MockWeb, Route, gets_by_host
 from testing.mockweb.server import LogEntry
-
-from .crawl import crawl, make_config, write_corpus
 
 # Server-side receipt times trail the client's send by connection set-up (CONNECT + TLS on
 # a new tunnel): two starts can arrive a little closer than they were sent.
@@ -24,14 +22,6 @@ HOSTS = {
     "d.override-example.org": (3, 1.5, ""),  # per_host_overrides
     "slow.polite-example.org": (5, 0.5, ""),  # answers in 1.5 s: AutoThrottle slows it
 }
-
-
-def gets_by_host(log: list[LogEntry]) -> dict[str, list[LogEntry]]:
-    by_host: dict[str, list[LogEntry]] = defaultdict(list)
-    for entry in log:
-        if entry.method == "GET":
-            by_host[entry.url.split("/")[2]].append(entry)
-    return {h: sorted(v, key=lambda e: e.t) for h, v in by_host.items()}
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +45,7 @@ def floors_log(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[LogEn
         result = crawl("worklist", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
                        args={"sample": "100", "include_secondary": "1"})
         assert result.returncode == 0, result.stderr[-2000:]
-        return gets_by_host(web.log)
+        return gets_by_host(web.log, key=lambda e: e.t)
 
 
 @pytest.mark.parametrize("host", list(HOSTS))

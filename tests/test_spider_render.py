@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from sv_scrapy.render import chromium_path
+from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
-
-from .crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 
 pytestmark = pytest.mark.skipif(
     not Path(chromium_path()).exists() and not shutil.which("chromium"),

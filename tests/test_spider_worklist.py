@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 
+from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.pdfgen import scanned_pdf, text_pdf
-
-from .crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 
 FILLER = "<p>" + "General information about the tax and its collection. " * 8 + "</p>"
 

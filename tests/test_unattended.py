@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from sv_scrapy.core.audit.store import ContentStore, url_key
+from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
 
 from .conftest import PROJECT_DIR, SCRAPY, run_scrapy
-from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 
 FILLER = "<p>" + "Background on how the duty is assessed and collected. " * 6 + "</p>"
 URLS = [f"https://h{i % 3}.lock.audit.gouv.fr/p{i}" for i in range(9)]
@@ -128,26 +128,15 @@ def test_an_unwritable_output_folder_fails_at_once_with_one_line(tmp_path: Path,
     assert not requested  # nothing fetched for outputs that could never be written
 
 
-def test_an_unwritable_ci_folder_fails_with_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("unwritable", ["SV_CI_DIR", "GITHUB_OUTPUT"])
+def test_an_unwritable_ci_output_fails_with_one_line(tmp_path: Path, unwritable: str) -> None:
     corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": LINES})
+    ci_env = {"SV_CI_DIR": str(tmp_path / "ci"), unwritable: str(a_file_where_a_folder_should_be(tmp_path))}
     with MockWeb() as web:
         serve(web)
         result = crawl("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
-                       output=tmp_path / "out", proxy_env=web.env(), args={"ci": "1"},
-                       extra_env={"SV_CI_DIR": str(a_file_where_a_folder_should_be(tmp_path))})
-    assert result.returncode == 1
-    assert "SV_CI_DIR" in one_line_error(result.stderr)
-
-
-def test_an_unwritable_github_output_fails_with_one_line(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": LINES})
-    with MockWeb() as web:
-        serve(web)
-        result = crawl("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
-                       output=tmp_path / "out", proxy_env=web.env(), args={"ci": "1"},
-                       extra_env={"SV_CI_DIR": str(tmp_path / "ci"),
-                                  "GITHUB_OUTPUT": str(a_file_where_a_folder_should_be(tmp_path))})
-    assert result.returncode == 1 and "GITHUB_OUTPUT" in one_line_error(result.stderr)
+                       output=tmp_path / "out", proxy_env=web.env(), args={"ci": "1"}, extra_env=ci_env)
+    assert result.returncode == 1 and unwritable in one_line_error(result.stderr)
 
 
 def test_a_report_that_cannot_be_written_after_the_crawl_fails_and_the_run_resumes(tmp_path: Path) -> None:

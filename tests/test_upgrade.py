@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.audit.store import url_key
+from testing.crawl import FAST_LIVENESS, crawl, make_config
 from testing.mockweb import MockWeb
 from testing.mockweb.site import load_site
 
 from .conftest import PROJECT_DIR
-from .crawl import FAST_LIVENESS, crawl, make_config
 
 FIXTURE = PROJECT_DIR / "tests" / "fixtures" / "upgrade-76d1325"
 LAST_OLD_AUDIT = json.loads((FIXTURE / "store" / "run.json").read_text(encoding="utf-8"))["finished_at"]

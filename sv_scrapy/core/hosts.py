@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import version
 
-from sv_scrapy.core.claims.cldr import cached
+from sv_scrapy.core.figures.cldr import cached
 
 PRIMARY_GOV = "primary-gov"
 PRIMARY_ALLOWLIST = "primary-allowlist"

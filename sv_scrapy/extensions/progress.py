@@ -31,8 +31,8 @@ class ProgressExtension:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         interval = crawler.settings.getfloat("SV_PROGRESS_INTERVAL", 5.0)
-        if interval <= 0:  # checked before the crawl (runtime.check_settings): 0 means off
-            raise NotConfigured("SV_PROGRESS_INTERVAL is 0: no progress lines")
+        if interval <= 0:  # checked before the crawl (runtime.check_settings): 0 means off,
+            raise NotConfigured  # as asked, so no message (Scrapy would log it at WARNING)
         return cls(crawler, interval)
 
     def opened(self, spider: Spider) -> None:

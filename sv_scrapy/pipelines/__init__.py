@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from scrapy.exceptions import NotConfigured
@@ -11,12 +12,17 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
 
+logger = logging.getLogger(__name__)
+
 
 def require_job(crawler: Crawler, job: str) -> None:
     """A job-specific pipeline switches itself on by the spider's ``SV_JOB`` (a scalar
     setting; ``ITEM_PIPELINES`` itself is never replaced by a spider)."""
     if crawler.settings.get("SV_JOB") != job:
-        raise NotConfigured(f"only for SV_JOB={job}")
+        # off by design, not a warning: Scrapy logs a NotConfigured's message at WARNING,
+        # so the reason goes to DEBUG and the exception carries none
+        logger.debug("pipeline for SV_JOB=%(job)s off in this job", {"job": job})
+        raise NotConfigured
 
 
 class JobPipeline:

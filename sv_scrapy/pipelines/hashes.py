@@ -19,6 +19,8 @@ def keeps_pdf_bytes(page: ItemAdapter) -> bool:
 class HashPipeline:
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
+        if page["fetched"].http_status == 304:
+            return item  # the stored copy's hashes, as restored (StoreRestorePipeline)
         body = page["body"]
         if body is not None:
             page["raw_hash"] = raw_hash(body)

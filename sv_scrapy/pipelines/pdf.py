@@ -63,10 +63,7 @@ class PdfTextPipeline:
 
     async def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
-        if page["fetched"].http_status == 304:
-            self._restore_ocr(page)
-            return item
-        if page["kind"] != "pdf":
+        if page["kind"] != "pdf" or page["body"] is None:  # a 304's OCR facts were restored with its text
             return item
         # what is not read is named here; core.page.pagerecord says what that makes the page
         if not self.enabled:
@@ -131,14 +128,3 @@ class PdfTextPipeline:
     def _count(self, event: str, count: int = 1) -> None:
         # from the worker thread: Scrapy's stats are a plain dict, one key per event here
         self.crawler.stats.inc_value(f"sv/ocr/{event}", count)
-
-    def _restore_ocr(self, page: ItemAdapter) -> None:
-        """A 304 of a scan: its text comes back from the store; say it was OCR, and how sure."""
-        store = self._store
-        entry = store.load(page["url"]) if store is not None else None
-        if store is None or entry is None or entry.content_kind != "pdf" or not entry.raw_hash:
-            return
-        cached = OcrText.from_json(store.ocr_text(entry.raw_hash) or {})
-        if cached is not None and cached.text.strip():
-            page["text_method"], page["ocr"], page["read_note"] = "ocr", cached.summary(), cached.note()
-            self._count("cache_hit")

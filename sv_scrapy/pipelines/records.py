@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from sv_scrapy.core.page.pagerecord import Previous, page_records
+from sv_scrapy.core.audit.past import PagePast
+from sv_scrapy.core.page.pagerecord import page_records
 from sv_scrapy.run import run_of
 from sv_scrapy.runtime import load_cached, page_rules
 
@@ -35,8 +36,8 @@ class RecordsPipeline:
         if page["from_journal"]:
             return item
         run, previous = run_of(self.crawler), None
-        if self.remembers:
-            previous = Previous(run.store.load(page["url"]), run.store.stable_text(page["url"]))
+        if self.remembers:  # the past the request carried (a URL never seen: an empty one)
+            previous = (page["past"] or PagePast(page["url"])).previous()
         outcome = page_records(page["fetched"], item.reading(), page["claims"], self.rules, previous)
         page["outcome"] = outcome
         for prior in outcome.priors:

@@ -1,5 +1,6 @@
-"""The content store in the pipeline: 304s restored from it before the records are made; each
-page's texts and next entry (``core.page.pagerecord.next_entry``) journalled after."""
+"""The content store in the pipeline: a 304 restored from the page's past (loaded once, with its
+request: ``core.audit.past``) before any reading; each page's texts and next entry
+(``core.audit.journal.next_entry``) journalled after its records are made."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from typing import Any
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
+from sv_scrapy.core.audit.journal import next_entry
+from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.errors import OutputError
-from sv_scrapy.core.page.pagerecord import next_entry
 from sv_scrapy.extensions.outcome import output_stopped, stop_for_output
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.pipelines.hashes import keeps_pdf_bytes
@@ -17,7 +19,8 @@ from sv_scrapy.run import run_of
 
 
 class StoreRestorePipeline(JobPipeline):
-    """A 304 carries no body: take the text and hashes of the stored copy."""
+    """A 304 carries no body: its text, hashes and OCR facts are the stored copy's, taken from
+    the past the request carried — the one restoring stage, before any reading."""
 
     job = "audit"
 
@@ -25,14 +28,14 @@ class StoreRestorePipeline(JobPipeline):
         page = ItemAdapter(item)
         if page["fetched"].http_status != 304:
             return item
-        store = run_of(self.crawler).store
-        entry, text = store.load(page["url"]), store.text(page["url"])
-        page["restored"] = entry is not None and text is not None
-        if entry is None or text is None:
+        reading = (page["past"] or PagePast(page["url"])).restored_reading()
+        page["restored"] = reading is not None
+        if reading is None:
             return item
-        page.update(text=text, content_hash=entry.content_hash, raw_hash=entry.raw_hash,
-                    text_method=page["text_method"] or "store (304 Not Modified)", kind=entry.content_kind)
+        page.update(reading)
         self.crawler.stats.inc_value("sv/store/not_modified")
+        if page["ocr"]:
+            self.crawler.stats.inc_value("sv/ocr/cache_hit")
         return item
 
 
@@ -60,16 +63,16 @@ class StoreUpdatePipeline(JobPipeline):
         run = run_of(self.crawler)
         store, run_id = run.store, run.run_id
         url, outcome, fetched = page["url"], page["outcome"], page["fetched"]
-        previous = store.load(url)
+        past = page["past"] or PagePast(url)
         if page["content_hash"] and outcome.state is not None:
             if fetched.http_status != 304:
                 store.save_text(url, page["text"])
-            if outcome.state.stable_hash == page["content_hash"] and (outcome.changed or store.stable_text(url) is None):
+            if outcome.state.stable_hash == page["content_hash"] and (outcome.changed or not past.stable_kept):
                 store.save_stable_text(url, page["text"])
         if keeps_pdf_bytes(page):
             store.save_pdf(url, page["body"])
         # the journal: once this is on disk, a resumed run skips the URL
-        store.save(next_entry(fetched, item.reading(), outcome, previous, run_id, page["raw_hash"]))
+        store.save(next_entry(fetched, item.reading(), outcome, past.entry, run_id, page["raw_hash"]))
 
 
 class StoreTextPipeline(JobPipeline):

@@ -19,9 +19,11 @@ import scrapy
 from sv_scrapy.core.args import parse_bool
 from sv_scrapy.core.atomic import append_lines
 from sv_scrapy.core.audit import reviewfile
+from sv_scrapy.core.audit.journal import journal_outcome
+from sv_scrapy.core.audit.past import PagePast, load_past
 from sv_scrapy.core.claims.candidates import allowlist_candidates
 from sv_scrapy.core.claims.linter import lint_corpus
-from sv_scrapy.core.page.pagerecord import Fetched, journal_outcome
+from sv_scrapy.core.page.pagerecord import Fetched
 from sv_scrapy.items import PageItem
 from sv_scrapy.run import Run
 from sv_scrapy.runtime import PROJECT_DIR, Runtime, resolve
@@ -86,30 +88,26 @@ class AuditSpider(ClaimSpider):
             append_lines(github_output, [], "$GITHUB_OUTPUT")
         return folders
 
-    def request_for(self, url: str, render_reason: str = "") -> scrapy.Request:
-        store = self.run.store
-        entry = store.load(url)
-        if entry and entry.rendered and not render_reason:
+    def past_of(self, url: str) -> PagePast:
+        # the one read of the URL's past this run: it rides on the request, then on the item
+        return load_past(self.run.store, url)
+
+    def request_for(self, url: str, render_reason: str = "", past: PagePast | None = None) -> scrapy.Request:
+        past = past or PagePast(url)
+        if past.rendered and not render_reason:
             # a script-built page: its shell answering 304 says nothing about the data its
             # script loads, so it is rendered again, whole, every run
             render_reason = "rendered on the previous run"
-        request = super().request_for(url, render_reason)
+        request = super().request_for(url, render_reason, past)
         if request.meta.get("playwright"):
             return request  # no conditional headers in the browser: a 304 aborts the navigation
-        if entry and entry.fetch_status == "OK" and store.text(url) is not None:
-            if entry.etag:
-                request.headers["If-None-Match"] = entry.etag
-            if entry.last_modified:
-                request.headers["If-Modified-Since"] = entry.last_modified
+        request.headers.update(past.conditional_headers())
         return request
 
-    def done_earlier(self, url: str) -> PageItem | None:
-        # only a resumed run has a journal to read: a normal run loads each entry once, in request_for
-        run = self.run
-        if not run.resumed:
-            return None
-        entry = run.store.load(url)
-        if entry is None or entry.run_id != run.run_id:
+    def done_earlier(self, url: str, past: PagePast | None) -> PageItem | None:
+        # only a resumed run has a journal to read
+        run, entry = self.run, past.entry if past is not None else None
+        if not run.resumed or entry is None or entry.run_id != run.run_id:
             return None
         self.crawler.stats.inc_value("sv/audit/resumed_from_journal")
         run.pages_done["journal"] += 1

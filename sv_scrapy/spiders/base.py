@@ -18,6 +18,7 @@ from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
 from sv_scrapy.core.atomic import check_writable
+from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.audit.runlock import acquire
 from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.audit.storeformat import Migration, check_format, migrate
@@ -145,8 +146,10 @@ class ClaimSpider(scrapy.Spider):
         """The folders this spider writes into, checked before it starts."""
         return [(rt.output_dir, "the output folder (SV_OUTPUT_DIR)")]
 
-    def request_for(self, url: str, render_reason: str = "") -> scrapy.Request:
-        meta: dict[str, Any] = {"sv_url": url, "handle_httpstatus_list": HANDLED_STATUSES, "dont_merge_cookies": True}
+    def request_for(self, url: str, render_reason: str = "", past: PagePast | None = None) -> scrapy.Request:
+        """The URL's request; ``past`` (the audit's) rides on it to the item (``meta["sv_past"]``)."""
+        meta: dict[str, Any] = {"sv_url": url, "handle_httpstatus_list": HANDLED_STATUSES, "dont_merge_cookies": True,
+                                "sv_past": past}
         host = urlsplit(url).hostname or ""
         if not render_reason and host_listed(host, self.run.runtime.config.fetch.js_spa_hosts):
             render_reason = "host listed in js_spa_hosts"
@@ -178,7 +181,8 @@ class ClaimSpider(scrapy.Spider):
         if not self.render_enabled:
             response.meta["sv_shell"] = ", ".join(signs)
             return None
-        return self.request_for(url, render_reason="looks client-rendered: " + ", ".join(signs))
+        return self.request_for(url, render_reason="looks client-rendered: " + ", ".join(signs),
+                                past=response.meta.get("sv_past"))
 
     async def start(self) -> AsyncIterator[Any]:
         for url, claims in self.run.by_url.items():
@@ -187,10 +191,15 @@ class ClaimSpider(scrapy.Spider):
                 self.crawler.stats.inc_value("sv/spider/excluded")
                 yield PageItem(url=url, claims=claims, fetched=Fetched(url, self.now(), refused=reason))
                 continue
-            earlier = self.done_earlier(url)
-            yield earlier if earlier is not None else self.request_for(url)
+            past = self.past_of(url)
+            earlier = self.done_earlier(url, past)
+            yield earlier if earlier is not None else self.request_for(url, past=past)
 
-    def done_earlier(self, url: str) -> PageItem | None:
+    def past_of(self, url: str) -> PagePast | None:
+        """What this job remembers of the URL, loaded once (the worklist remembers nothing)."""
+        return None
+
+    def done_earlier(self, url: str, past: PagePast | None) -> PageItem | None:
         """The item of a page this (resumed) run already finished; None to fetch it."""
         return None
 
@@ -212,7 +221,7 @@ class ClaimSpider(scrapy.Spider):
             truncated="download_stopped" in response.flags and not stopped.startswith("binary"), stopped=stopped,
             shell=response.meta.get("sv_shell", ""), retry_after_refused=response.meta.get("sv_retry_after_refused") or 0.0,
         )
-        yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched,
+        yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched, past=response.meta.get("sv_past"),
                        body=body_to_read(fetched, body, page_rules(self.run.runtime.config)),
                        lang=headers.get("content-language", "").split(",")[0].strip())
 
@@ -222,4 +231,4 @@ class ClaimSpider(scrapy.Spider):
         self.crawler.stats.inc_value(f"sv/spider/failure/{type(failure.value).__name__}")
         fetched = Fetched(url, self.now(), final_url=request.url, attempts=request.meta.get("retry_times", 0) + 1,
                           via_browser=bool(request.meta.get("playwright")), failure=describe_failure(failure))
-        yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched)
+        yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched, past=request.meta.get("sv_past"))

@@ -6,6 +6,6 @@ does not serve fails — nothing can reach the real internet. ``CONNECT`` tunnel
 terminated with a self-signed certificate made at start-up; every request is logged.
 """
 
-from testing.mockweb.server import MockWeb, Route
+from testing.mockweb.server import MockWeb, Route, gets_by_host
 
-__all__ = ["MockWeb", "Route"]
+__all__ = ["MockWeb", "Route", "gets_by_host"]

@@ -72,6 +72,16 @@ class LogEntry:
         return self.tunnel_t or self.t
 
 
+def gets_by_host(log: list[LogEntry], key: Callable[[LogEntry], float] = lambda e: e.began) -> dict[str, list[LogEntry]]:
+    """The log's GET requests by host, each host's in the order they began (or by ``key``):
+    what politeness is judged on."""
+    by_host: dict[str, list[LogEntry]] = {}
+    for entry in log:
+        if entry.method == "GET":
+            by_host.setdefault(urlsplit(entry.url).netloc, []).append(entry)
+    return {host: sorted(entries, key=key) for host, entries in by_host.items()}
+
+
 def _split(url: str) -> tuple[str, str, str]:
     parts = urlsplit(url)
     path = parts.path or "/"

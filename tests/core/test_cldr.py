@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.core.claims import cldr
-from sv_scrapy.core.claims.locale import compact_power, hints_for, month_number, normalize
+from sv_scrapy.core.figures import cldr
+from sv_scrapy.core.figures.locale import compact_power, hints_for, month_number, normalize
 
 
 def test_cache_is_written_once_and_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

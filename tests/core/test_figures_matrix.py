@@ -13,7 +13,7 @@ import datetime
 import pytest
 from babel import Locale, dates, numbers
 
-from sv_scrapy.core.claims.values import extract_values
+from sv_scrapy.core.figures.values import extract_values
 from sv_scrapy.core.page.pagescan import PageIndex
 from sv_scrapy.core.page.prefilter import PrefilterSettings, Prior, prior_for_text
 

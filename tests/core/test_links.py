@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sv_scrapy.core.claims.links import attribute, find_links, mask_urls, pointer_flags
-from sv_scrapy.core.claims.values import extract_values
+from sv_scrapy.core.figures.values import extract_values
 
 
 def owned(line: str) -> list[list[str]]:

@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.core.audit.changes import ContentState
+from sv_scrapy.core.audit.journal import next_entry
+from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.audit.store import Entry
-from sv_scrapy.core.claims.values import extract_values
+from sv_scrapy.core.figures.values import extract_values
+from sv_scrapy.core.page.changes import ContentState
 from sv_scrapy.core.page.pagerecord import (
     CLAIM_KEYS,
     Fetched,
@@ -18,7 +20,6 @@ from sv_scrapy.core.page.pagerecord import (
     Previous,
     Reading,
     body_to_read,
-    next_entry,
     page_records,
     unfetched_record,
 )
@@ -97,7 +98,7 @@ def test_a_failure_is_named(failure: FetchFailure, via_browser: bool, fetch_stat
 
 def test_a_refused_target_is_excluded_and_breaks_no_streak() -> None:
     out = page_records(Fetched(URL, "t", refused="excluded_hosts: tax.example.gouv.fr"), Reading(), [claim()], RULES,
-                       Previous(Entry(URL, fail_streak=2)))
+                       Previous(fail_streak=2))
     assert out.fetch_status == "EXCLUDED" and out.fail_streak == 0
 
 
@@ -118,20 +119,20 @@ def test_what_the_reader_could_not_read_decides_the_status(reading: Reading, fet
 def test_a_304_reads_the_stored_copy_or_says_there_is_none() -> None:
     assert body_to_read(answer(304), b"", RULES) is None
     kept = page_records(answer(304), read(restored=True, text_method="store (304 Not Modified)"), [claim()], RULES,
-                        Previous(Entry(URL)))
+                        Previous())
     assert kept.fetch_status == "OK" and kept.records[0]["not_modified"] is True
     assert kept.records[0]["prior"] == "TOKENS_PRESENT"
-    lost = page_records(answer(304), Reading(restored=False), [claim()], RULES, Previous(Entry(URL)))
+    lost = page_records(answer(304), Reading(restored=False), [claim()], RULES, Previous())
     assert (lost.fetch_status, lost.note) == ("UNAVAILABLE", "failing (1 of 3): 304 Not Modified but no stored copy to read")
 
 
 def test_dead_only_after_the_configured_streak() -> None:
-    first = page_records(answer(404), Reading(), [claim()], RULES, Previous(Entry(URL, fail_streak=0)))
+    first = page_records(answer(404), Reading(), [claim()], RULES, Previous(fail_streak=0))
     assert (first.fetch_status, first.note, first.raw_status) == ("UNAVAILABLE", "failing (1 of 3): http 404", "DEAD")
     assert first.records[0]["fetch_status"] == "UNAVAILABLE" and first.records[0]["fail_streak"] == 1
-    third = page_records(answer(404), Reading(), [claim()], RULES, Previous(Entry(URL, fail_streak=2)))
+    third = page_records(answer(404), Reading(), [claim()], RULES, Previous(fail_streak=2))
     assert third.fetch_status == "DEAD" and third.records[0]["fail_streak"] == 3
-    back = page_records(answer(), read(), [claim()], RULES, Previous(Entry(URL, fail_streak=2)))
+    back = page_records(answer(), read(), [claim()], RULES, Previous(fail_streak=2))
     assert back.fail_streak == 0
 
 
@@ -140,7 +141,7 @@ def test_a_settled_change_carries_the_excerpts_before_and_the_diff() -> None:
     prev = Entry(URL, state=ContentState(stable_hash=content_hash(old), stable_since="2026-10-01T00:00:00+00:00",
                                          last_hash=content_hash(PAGE), pending_since="2026-11-01T00:00:00+00:00"),
                  excerpts={"c1": ["taux de 5,80 %"]})
-    out = page_records(answer(), read(), [claim()], RULES, Previous(prev, old))
+    out = page_records(answer(), read(), [claim()], RULES, PagePast(URL, prev, stable_text=old).previous())
     record = out.records[0]
     assert out.changed and record["content_changed"] and record["previous_excerpts"] == ["taux de 5,80 %"]
     assert any("5,81" in line for line in record["change_diff"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sv_scrapy.core.claims.values import extract_values
+from sv_scrapy.core.figures.values import extract_values
 from sv_scrapy.core.page.prefilter import PrefilterSettings, prior_for_text, prior_without_text
 
 SETTINGS = PrefilterSettings(excerpt_window_chars=40, max_excerpts=2, min_text_chars=0, js_spa_hosts=("spa.gov.hk",))

@@ -30,4 +30,41 @@ def test_core_module_imports_no_framework(path: Path) -> None:
 
 def test_core_is_grouped_by_stage() -> None:
     stages = {p.name for p in CORE.iterdir() if (p / "__init__.py").is_file()}
-    assert stages == {"claims", "page", "audit", "report"}
+    assert stages == {"figures", "claims", "page", "audit", "report"}
+
+
+# the layers, lowest first: a module may import its own layer and those below, never above.
+# The top-level helpers are shared plumbing (no figures); hosts needs CLDR's territories, and the
+# pacer (politeness) a host's floor.
+LAYERS = ["plumbing", "figures", "hosts", "politeness", "claims", "page", "audit", "report"]
+
+
+def layer_of(module: str) -> str:
+    """``sv_scrapy.core.page.text`` -> ``page``; a top-level module is plumbing, but hosts and politeness."""
+    parts = module.split(".")[2:]
+    if len(parts) > 1 or (parts and parts[0] in LAYERS):
+        return parts[0]
+    return "plumbing"
+
+
+def upward_arrows() -> list[str]:
+    arrows = []
+    for path in sorted(CORE.rglob("*.py")):
+        module = ".".join(("sv_scrapy", "core", *path.relative_to(CORE).with_suffix("").parts))
+        for imported in imports_of(path):
+            if imported.startswith("sv_scrapy.core.") and \
+                    LAYERS.index(layer_of(imported)) > LAYERS.index(layer_of(module)):
+                arrows.append(f"{module} -> {imported}")
+    return arrows
+
+
+def test_no_core_layer_imports_a_layer_above_it() -> None:
+    # the page layer knows nothing of the store (the audit hands it plain values: Previous);
+    # the figure grammar sits below both the claims and the page
+    assert upward_arrows() == []
+
+
+def test_the_layering_check_sees_an_upward_arrow() -> None:
+    assert layer_of("sv_scrapy.core.page.pagerecord") == "page" and layer_of("sv_scrapy.core.hosts") == "hosts"
+    assert layer_of("sv_scrapy.core.errors") == "plumbing" and layer_of("sv_scrapy.core.figures.cldr") == "figures"
+    assert LAYERS.index(layer_of("sv_scrapy.core.audit.store")) > LAYERS.index(layer_of("sv_scrapy.core.page.text"))

@@ -157,8 +157,7 @@ def test_where_links_to_the_line_in_both_reports() -> None:
 def test_report_config_is_optional_and_checked(tmp_path: Path) -> None:
     from sv_scrapy.config import load_config
     from sv_scrapy.core.errors import ConfigError
-
-    from ..crawl import make_config
+    from testing.crawl import make_config
 
     assert load_config(make_config(tmp_path / "plain")).report.source_url_template == ""
     good = "https://github.com/acme/pb/blob/{commit}/{path}#L{line}"

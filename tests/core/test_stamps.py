@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sv_scrapy.core.claims.stamps import mask_stamp_dates, parse_file_stamp, parse_line_stamp
-from sv_scrapy.core.claims.values import extract_values
+from sv_scrapy.core.figures.values import extract_values
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import pytest
 from sv_scrapy.core.claims.candidates import allowlist_candidates, candidates_markdown
 from sv_scrapy.core.claims.claims import Extraction, ExtractOptions, SecondaryCitation, extract_file, extraction_stats
 from sv_scrapy.core.claims.links import find_links, pointer_flags
-from sv_scrapy.core.claims.values import extract_values
+from sv_scrapy.core.figures.values import extract_values
 from sv_scrapy.core.hosts import HostRules
 
 

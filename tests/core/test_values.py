@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sv_scrapy.core.claims.values import canonical_number, extract_values
+from sv_scrapy.core.figures.values import canonical_number, extract_values
 
 
 def salient(text: str) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ Transitions (one per claim, the strongest wins):
 * ``recovered`` — read again after being unavailable or dead;
 * ``new_claim`` — a claim the previous audit of its scope did not have.
 
-A figure transition is **confirmed** like a content change (``core.audit.changes``): at once when
+A figure transition is **confirmed** like a content change (``core.page.changes``): at once when
 the page is settled (its text is the confirmed baseline, or a change settled on this run),
 otherwise only when the next audit sees the same prior again. A page whose text differs on
 every run can still report a vanished figure, one month late; a page that flips back is

@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.atomic import write_bytes, write_json, write_text
-from sv_scrapy.core.audit.changes import ContentState
 from sv_scrapy.core.clock import Clock
+from sv_scrapy.core.page.changes import ContentState
 
 logger = logging.getLogger(__name__)
 
@@ -201,6 +201,11 @@ class ContentStore:
     def stable_text(self, url: str) -> str | None:
         """The text of the confirmed baseline (what "before" means when a change settles)."""
         return self._read_text(url, ".stable.txt")
+
+    def has_stable_text(self, url: str) -> bool:
+        """Whether the baseline's text is on disk (without reading it: when the entry says the
+        baseline is the latest text, that text is the one already read)."""
+        return self._path("text", url, ".stable.txt").is_file()
 
     def save_stable_text(self, url: str, text: str) -> None:
         write_text(self._path("text", url, ".stable.txt"), seal_text(text))

@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 
 from sv_scrapy.core.claims.links import Link, attribute, find_code_urls, find_links, label_span, mask_urls, pointer_flags
 from sv_scrapy.core.claims.stamps import Stamp, mask_stamp_dates, parse_file_stamp, parse_line_stamp
-from sv_scrapy.core.claims.values import Value, extract_values, has_salient
 from sv_scrapy.core.errors import ArgumentError, CorpusError
+from sv_scrapy.core.figures.values import Value, extract_values, has_salient
 from sv_scrapy.core.hosts import SECONDARY, HostRules
 
 HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.*?)\s*#*\s*$")

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sv_scrapy.core.claims.values import Value
+from sv_scrapy.core.figures.values import Value
 
 # the URL may hold balanced parentheses: .../Capital%20Gain%20Tax%20(CGT).aspx
 LINK_RE = re.compile(
@@ -114,7 +114,7 @@ def pointer_flags(line: str, links: Sequence[Link]) -> list[bool]:
 def attribute(values: Sequence[Value], links: Sequence[Link]) -> list[list[Value]]:
     """Give each value to its nearest link; one list per link, in link order.
 
-    >>> from sv_scrapy.core.claims.values import extract_values
+    >>> from sv_scrapy.core.figures.values import extract_values
     >>> line = "VAT 10% ([a](https://a.gov/)) and duty 2% ([b](https://b.gov/))"
     >>> [[v.raw for v in vs] for vs in attribute(extract_values(mask_urls(line)), find_links(line))]
     [['10%'], ['2%']]

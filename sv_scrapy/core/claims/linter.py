@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from sv_scrapy.core.claims.claims import FENCE_RE, HEADING_RE, ExtractOptions, read_corpus
 from sv_scrapy.core.claims.links import attribute, find_links, mask_urls, pointer_flags
 from sv_scrapy.core.claims.stamps import mask_stamp_dates
-from sv_scrapy.core.claims.values import extract_values
+from sv_scrapy.core.figures.values import extract_values
 from sv_scrapy.core.hosts import SECONDARY, HostRules
 
 _HOSTLIKE_LABEL = re.compile(r"^[a-z0-9][a-z0-9.-]*\.[a-z]{2,}/?$", re.IGNORECASE)

@@ -2,8 +2,9 @@
 
 The one module that decides a page's ``fetch_status`` and note. Scrapy's side only carries
 facts in (``Fetched``: the response or the failure; ``Reading``: what the text, PDF and OCR
-stages read out of the body) and records out (``page_records``); the content store's side
-hands in the previous entry and takes ``next_entry`` back.
+stages read out of the body) and records out (``page_records``). The audit hands in what it
+remembers of the URL as plain values (``Previous``); this layer knows nothing of the content store
+(``core.audit`` builds ``Previous`` from it and journals the outcome: ``core.audit.journal``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from sv_scrapy.core.audit.changes import ContentState, changed_lines, fail_streak, settle, stale_changed
-from sv_scrapy.core.audit.store import Entry
+from sv_scrapy.core.page.changes import ContentState, changed_lines, fail_streak, settle, stale_changed
 from sv_scrapy.core.page.fetchstatus import BINARY, DEAD, EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
 from sv_scrapy.core.page.ocr import ocr_digits, ocr_prior
 from sv_scrapy.core.page.pagescan import PageIndex
@@ -98,9 +98,13 @@ class PageRules:
 
 @dataclass(frozen=True)
 class Previous:
-    """The audit's memory of the URL: its store entry and stable text (change detection, streaks)."""
+    """What the audit remembers of the URL and the page's judgement needs: the fail streak so
+    far, the content state (change settling), the baseline's excerpts and its text (what
+    "before" means when a change settles). A URL seen for the first time: the defaults."""
 
-    entry: Entry | None = None
+    fail_streak: int = 0
+    state: ContentState | None = None
+    excerpts: Mapping[str, list[str]] = field(default_factory=dict)  # claim id -> excerpts of the baseline
     stable_text: str | None = None
 
 
@@ -237,17 +241,16 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
     excerpts_before: dict[str, list[str]] = {}
     diff: list[str] = []
     if previous is not None:
-        entry = previous.entry or Entry(url=fetched.url)
         # a refusal is our choice, not the page's failure: it neither breaks nor extends a streak
         counts = raw_status not in (EXCLUDED, ROBOTS)
-        streak = fail_streak(entry.fail_streak, raw_status in (OK, BINARY)) if counts else 0
+        streak = fail_streak(previous.fail_streak, raw_status in (OK, BINARY)) if counts else 0
         status, note = _restate(raw_status, note, streak, rules.dead_after)
-        state = entry.state
+        state = previous.state or ContentState()
         if reading.content_hash:
-            settled = settle(entry.state, reading.content_hash, fetched.fetched_at)
+            settled = settle(previous.state, reading.content_hash, fetched.fetched_at)
             state, changed, in_flux = settled.state, settled.changed, settled.in_flux
             if changed:
-                excerpts_before = entry.excerpts
+                excerpts_before = dict(previous.excerpts)
                 diff = changed_lines(previous.stable_text or "", reading.text)
     text = reading.text if status == OK else ""
     # the page decides the locale: its declared language and its host's country are hints
@@ -286,28 +289,3 @@ def claim_record(claim: Mapping[str, Any], fetch_status: str, prior: Prior, note
 def unfetched_record(claim: Mapping[str, Any], why: str) -> dict[str, Any]:
     """A selected claim whose page never came back: reported, never dropped."""
     return claim_record(claim, UNAVAILABLE, prior_without_text(claim["values"], SOURCE_UNAVAILABLE), why)
-
-
-def journal_outcome(entry: Entry) -> PageOutcome:
-    """A URL finished earlier in this (resumed) run: its journalled records are final."""
-    return PageOutcome(entry.fetch_status, "", list(entry.results), entry.fetch_status)
-
-
-def next_entry(fetched: Fetched, reading: Reading, outcome: PageOutcome, previous: Entry | None, run_id: str,
-               raw_hash: str = "") -> Entry:
-    """The store entry the audit journals for the URL once its records are made."""
-    prev = previous or Entry(url=fetched.url)
-    ok = outcome.raw_status in (OK, BINARY)
-    state = outcome.state or prev.state
-    etag, last_modified = fetched.headers.get("etag", ""), fetched.headers.get("last-modified", "")
-    if fetched.http_status == 304:
-        etag, last_modified = etag or prev.etag, last_modified or prev.last_modified
-    stable = bool(reading.content_hash) and state.stable_hash == reading.content_hash
-    return Entry(
-        url=fetched.url, fetched_at=fetched.fetched_at, http_status=fetched.http_status,
-        fetch_status=outcome.fetch_status, content_hash=reading.content_hash or prev.content_hash,
-        raw_hash=raw_hash or prev.raw_hash, etag=etag if ok else prev.etag,
-        last_modified=last_modified if ok else prev.last_modified, content_kind=reading.kind or prev.content_kind,
-        state=state, fail_streak=outcome.fail_streak,
-        excerpts={r["id"]: r["excerpts"] for r in outcome.records} if stable else prev.excerpts,
-        run_id=run_id, results=outcome.records, rendered=fetched.rendered if ok else prev.rendered)

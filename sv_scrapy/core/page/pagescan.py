@@ -28,7 +28,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from sv_scrapy.core.claims.locale import (
+from sv_scrapy.core.figures.locale import (
     GROUP_MARKS,
     LETTER,
     NO_HINTS,
@@ -39,7 +39,7 @@ from sv_scrapy.core.claims.locale import (
     normalize,
     sets,
 )
-from sv_scrapy.core.claims.values import canonical_number
+from sv_scrapy.core.figures.values import canonical_number
 
 _G = re.escape(GROUP_MARKS)
 # Every pattern starts with a literal digit class and checks what precedes it *after* that

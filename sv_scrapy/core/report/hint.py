@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sv_scrapy.core.claims.values import extract_values
+from sv_scrapy.core.figures.values import extract_values
 from sv_scrapy.core.report.claimtext import plain
 
 _WORD = re.compile(r"[^\W\d_]{3,}")

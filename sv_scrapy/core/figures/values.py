@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sv_scrapy.core.claims.locale import GROUP_MARKS, compact_after, month_number, sets
+from sv_scrapy.core.figures.locale import GROUP_MARKS, compact_after, month_number, sets
 
 _G = re.escape(GROUP_MARKS)
 # a number as a claim writes it: grouped thousands (1,500,000 / 1.500.000 / 1 500 000),

@@ -1,4 +1,5 @@
-"""Helpers for crawl tests: a corpus on disk, a fast test config, a `scrapy crawl` subprocess."""
+"""Crawl helpers shared by the tests and the benches: a corpus on disk, a fast test config, a
+`scrapy crawl` subprocess."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import os
 import resource
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .conftest import PROJECT_DIR, SCRAPY
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+# the scrapy entry point of the interpreter running this (the project's venv)
+SCRAPY = str(Path(sys.executable).with_name("scrapy"))
 
 
 def write_corpus(root: Path, files: dict[str, str]) -> Path:
@@ -66,7 +70,8 @@ class CrawlResult:
     output_dir: Path
 
     def worklist(self) -> dict[str, Any]:
-        return json.loads((self.output_dir / "worklist.json").read_text(encoding="utf-8"))
+        doc: dict[str, Any] = json.loads((self.output_dir / "worklist.json").read_text(encoding="utf-8"))
+        return doc
 
     def items_by_line(self) -> dict[int, dict[str, Any]]:
         return {item["line_no"]: item for item in self.worklist()["items"]}
@@ -74,7 +79,10 @@ class CrawlResult:
 
 def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: dict[str, str],
           args: dict[str, str] | None = None, timeout: float = 180, extra_env: dict[str, str] | None = None,
-          settings: dict[str, str] | None = None, options: list[str] | None = None) -> CrawlResult:
+          settings: dict[str, str] | None = None, options: list[str] | None = None,
+          launcher: list[str] | None = None) -> CrawlResult:
+    """``scrapy crawl <spider>`` in a subprocess (``launcher``: another command line standing in
+    for ``scrapy``, taking the same arguments, e.g. an instrumented one)."""
     # hermetic: no SV_* location, proxy or GitHub Actions variable leaks in from the caller
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("SV_", "GITHUB_")) and "proxy" not in k.lower()}
@@ -82,7 +90,7 @@ def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: d
     env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(output),
                SV_IGNORE_HTTPS_ERRORS="1")
     env.update(extra_env or {})
-    cmd = [SCRAPY, "crawl", spider]
+    cmd = [*(launcher or [SCRAPY]), "crawl", spider]
     for key, value in (args or {}).items():
         cmd += ["-a", f"{key}={value}"]
     for key, value in (settings or {}).items():

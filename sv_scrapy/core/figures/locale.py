@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from sv_scrapy.core.claims.cldr import tables
+from sv_scrapy.core.figures.cldr import tables
 
 # characters that group thousands on real pages: space, NBSP, narrow NBSP, thin space,
 # apostrophe (Swiss), right single quote; dot and comma are handled as ambiguous marks

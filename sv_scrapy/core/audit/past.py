@@ -1,0 +1,86 @@
+"""A URL's past, as the audit remembers it: loaded from the content store once, when the URL's
+request is built, and carried on the request and then on the page's item (STYLE.md: state
+travels with the work). Every later stage asks this value, never the store again:
+
+- the request's conditional headers (and whether a script-built page is rendered again);
+- a 304's text, hashes and OCR facts (``restored_reading``), in one stage before any reading;
+- what the page's judgement needs (``previous``: streak, content state, baseline excerpts/text);
+- the journal's next entry (``entry``) and whether the baseline text must be written again.
+
+Reads per URL: the entry and, when the page ever had a text, that text. The baseline text is
+the latest text whenever the entry says they hash alike (the usual month); it is read
+separately only for a page whose change is still pending.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sv_scrapy.core.audit.store import ContentStore, Entry
+from sv_scrapy.core.page.ocr import OcrText
+from sv_scrapy.core.page.pagerecord import Previous
+
+NOT_MODIFIED = "store (304 Not Modified)"  # the text method of a page restored from the store
+
+
+@dataclass(frozen=True)
+class PagePast:
+    url: str
+    entry: Entry | None = None
+    text: str | None = None  # the latest stored text (what a 304 restores)
+    stable_text: str | None = None  # the confirmed baseline's text
+    stable_kept: bool = False  # the baseline's text is on disk (else the journal writes it again)
+    ocr: Mapping[str, Any] | None = None  # a stored scan's OCR reading (OcrText.to_json)
+
+    @property
+    def rendered(self) -> bool:
+        """Read through the browser last time: a script-built page is rendered again, whole."""
+        return self.entry is not None and self.entry.rendered
+
+    def conditional_headers(self) -> dict[str, str]:
+        """``If-None-Match``/``If-Modified-Since`` for a page a 304 can be restored from."""
+        entry = self.entry
+        if entry is None or entry.fetch_status != "OK" or self.text is None:
+            return {}
+        headers = {"If-None-Match": entry.etag, "If-Modified-Since": entry.last_modified}
+        return {name: value for name, value in headers.items() if value}
+
+    def restored_reading(self) -> dict[str, Any] | None:
+        """What a 304 reads from the store, as the item's reading fields; None when there is no
+        stored copy to read (the page says so: ``core.page.pagerecord.page_status``)."""
+        entry = self.entry
+        if entry is None or self.text is None:
+            return None
+        reading: dict[str, Any] = {"text": self.text, "content_hash": entry.content_hash, "raw_hash": entry.raw_hash,
+                                   "text_method": NOT_MODIFIED, "kind": entry.content_kind}
+        scan = OcrText.from_json(dict(self.ocr)) if self.ocr else None
+        if scan is not None and scan.text.strip():  # a scan: its text was OCR, and this sure
+            reading.update(text_method="ocr", ocr=scan.summary(), read_note=scan.note())
+        return reading
+
+    def previous(self) -> Previous:
+        """What the page's judgement needs of this past (``core.page.pagerecord.page_records``)."""
+        entry = self.entry
+        if entry is None:
+            return Previous()
+        return Previous(entry.fail_streak, entry.state, entry.excerpts, self.stable_text)
+
+
+def load_past(store: ContentStore, url: str) -> PagePast:
+    """The URL's past, each file read (and checked) once."""
+    entry = store.load(url)
+    if entry is None:
+        return PagePast(url)
+    # the latest text serves a 304 and, when it is the baseline, the change diff
+    text = store.text(url) if entry.content_hash else None
+    baseline = entry.state.stable_hash
+    stable_text: str | None
+    if baseline and baseline == entry.content_hash and text is not None:
+        stable_text, stable_kept = text, store.has_stable_text(url)
+    else:
+        stable_text = store.stable_text(url)
+        stable_kept = stable_text is not None
+    ocr = store.ocr_text(entry.raw_hash) if entry.content_kind == "pdf" and entry.raw_hash else None
+    return PagePast(url, entry, text, stable_text, stable_kept, ocr)
