@@ -1,0 +1,141 @@
+"""The audit's finish, pure: from what the crawl gathered and the store remembered (plain values
+in, ``AuditInputs``) to everything the finished audit writes (``AuditFinish``): the document, the
+three reports, the ``$GITHUB_OUTPUT`` lines, what the store keeps for next month (each claim's
+outcome, the history) and the console summary. ``pipelines/audit.py`` reads the store, calls
+``finish_audit`` and writes what comes back, in the order that keeps a killed run resumable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sv_scrapy.core.audit import history
+from sv_scrapy.core.audit.reviewfile import Review
+from sv_scrapy.core.audit.reviews import apply_reviews, open_findings, remember_expired
+from sv_scrapy.core.audit.stats import audit_stats
+from sv_scrapy.core.audit.verdicts import attach_verdicts
+from sv_scrapy.core.claims.claims import claim_id
+from sv_scrapy.core.page.pagerecord import unfetched_record
+from sv_scrapy.core.report.auditdoc import enrich
+from sv_scrapy.core.report.report_html import render_html
+from sv_scrapy.core.report.report_md import issue_markdown, render_markdown
+from sv_scrapy.core.report.sourcelinks import SourceLinks
+
+# the counts a CI job reads from $GITHUB_OUTPUT, in this order
+OUTPUT_COUNTS = ("tokens_absent", "stale_changed", "content_changed", "unavailable", "dead", "new_findings",
+                 "reviewed", "review_expired")
+
+
+@dataclass(frozen=True)
+class AuditInputs:
+    """Everything the finish needs, as values (the crawl's records, the store's memory, config)."""
+
+    claims: Sequence[Mapping[str, Any]]  # the run's claims, in corpus order
+    records: Mapping[str, dict[str, Any]]  # claim id -> its record, for the pages that came back
+    urls: Mapping[str, Mapping[str, Any]]  # url -> fetch_status, not_modified, kind
+    params: Mapping[str, Any]
+    run_id: str
+    resumed: bool
+    generated_at: str  # the run's one clock
+    links: SourceLinks
+    weights: Mapping[str, float]
+    backlog_top_n: int
+    out_dir: Path
+    page_text: Callable[[str], str | None] = lambda url: None  # a page's stored text (the page's own words)
+    failure: str = ""  # the run's one failure line, if any
+    journal: Mapping[str, Any] = field(default_factory=dict)  # the store's run.json
+    previous: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # each claim's last outcome
+    scopes: Mapping[str, str] = field(default_factory=dict)  # scope -> when it was last audited
+    history: Sequence[Mapping[str, Any]] = ()  # each earlier audit's counts
+    quarantined: Sequence[Mapping[str, str]] = ()
+    store_format: Mapping[str, Any] = field(default_factory=dict)
+    allowlist_rows: Sequence[Mapping[str, object]] = ()
+    linter_rows: Sequence[Mapping[str, object]] = ()
+    reviews: Sequence[Review] = ()
+    verdicts: Mapping[Any, Mapping[str, Any]] = field(default_factory=dict)  # the latest `scrapy verify` verdicts
+    log_file: str = ""
+
+
+@dataclass(frozen=True)
+class AuditFinish:
+    doc: dict[str, Any]  # audit.json
+    reports: dict[str, str]  # file name -> text: report.md, report.html, issue.md
+    output_lines: list[str]  # $GITHUB_OUTPUT (with ci=1)
+    kept: dict[str, dict[str, Any]]  # each claim's outcome, for next month's news
+    scopes: dict[str, str]
+    history: list[dict[str, Any]]
+    summary: str  # the console's lines
+
+
+def root_rows(linter_rows: Sequence[Mapping[str, object]]) -> list[dict[str, Any]]:
+    """The linter's rows, each with the id of the claim its line and URL make (what a review names)."""
+    return [{**r, "id": claim_id(str(r["scope"]), int(str(r["line_no"])), str(r["url"]))} for r in linter_rows]
+
+
+def finish_audit(given: AuditInputs) -> AuditFinish:
+    items = [given.records.get(c["id"]) or unfetched_record(c, "not fetched") for c in given.claims]
+    today = datetime.fromisoformat(given.generated_at).date()
+    kept = enrich(items, previous=given.previous, audited_scopes=given.scopes, page_text=given.page_text,
+                  links=given.links, kinds={u: str(v.get("kind") or "") for u, v in given.urls.items()},
+                  weights=given.weights, as_of=today)
+    stats = audit_stats(items, given.urls)
+    roots = root_rows(given.linter_rows)
+    memory = apply_reviews(items, given.reviews, today, given.previous, roots)
+    attach_verdicts(items, given.verdicts)
+    stats["new_findings"] = open_findings(items)  # live reviews excluded; an expired one is news
+    stats["reviewed"], stats["review_expired"] = memory.as_dict()["reviewed"], len(memory.expired_news)
+    doc: dict[str, Any] = {
+        "version": 1,
+        "generated_at": given.generated_at,
+        "params": dict(given.params),
+        "run": {"run_id": given.run_id, "resumed": given.resumed,
+                "previous_finished_at": given.journal.get("previous_finished_at", "")},
+        "news_since": str(given.journal.get("previous_finished_at") or "") if given.scopes else "",
+        "complete": not given.failure,
+        "problems": [given.failure] if given.failure else [],
+        # store entries or texts that failed their check this run: set aside, fetched fresh
+        "store_quarantined": list(given.quarantined),
+        # the store's format, and what the first run of a new release migrated
+        "store": dict(given.store_format),
+        "stats": stats,
+        "allowlist_candidates": list(given.allowlist_rows),
+        "reviews": memory.as_dict(),
+        "items": items,
+    }
+    line = history.entry(doc)
+    past = history.appended(given.history, line)
+    doc["history"] = {"previous": history.previous(past, line), "current": line,
+                      "trend": [{k: e[k] for k in ("at", "signals")} for e in past if e.get("country") == line["country"]]}
+    quiet_roots = {str(row["id"]) for row, _ in memory.quiet_roots}
+    linter_rows = [r for r in roots if r["id"] not in quiet_roots]
+    out, top_n = given.out_dir, given.backlog_top_n
+    reports = {"report.md": render_markdown(doc, linter_rows, top_n), "report.html": render_html(doc, linter_rows),
+               "issue.md": issue_markdown(doc, linter_rows, top_n)}
+    # a claim both absent and changed is one flag, not two
+    flagged = sum(1 for i in items if i["prior"] == "TOKENS_ABSENT" or i.get("content_changed"))
+    output_lines = [f"{key}={stats[key]}" for key in OUTPUT_COUNTS]
+    output_lines += [f"flagged={flagged}", f"has_flags={'true' if flagged else 'false'}",
+                     f"report={out / 'report.md'}", f"issue={out / 'issue.md'}"]
+    remember_expired(kept, items, given.reviews, today)
+    scopes = {**given.scopes, **{str(i["scope"]): given.generated_at for i in items}}
+    return AuditFinish(doc, reports, output_lines, kept, scopes, past, _summary(doc, given))
+
+
+def _summary(doc: Mapping[str, Any], given: AuditInputs) -> str:
+    stats, out = doc["stats"], given.out_dir
+    since = str(doc["news_since"])[:10]
+    return (
+        f"audit: {stats['claims']} claim(s) over {stats['urls']} URL(s); "
+        + (f"new since {since}: {stats['new_findings']} finding(s); " if since else "first audit (baseline); ")
+        + (f"reviewed {stats['reviewed']} (quiet), review expired {stats['review_expired']}; "
+           if given.reviews else "")
+        + f"⚠️ stale_changed {stats['stale_changed']}, TOKENS_ABSENT {stats['tokens_absent']}, "
+        f"unavailable {stats['unavailable']}, DEAD {stats['dead']}, "
+        f"304 {stats['not_modified_urls']} ({stats['not_modified_pct']:g} %)\n"
+        f"report: {out / 'report.md'}\n        {out / 'report.html'}\n        {out / 'issue.md'}"
+        + (f"\nlog:    {given.log_file}" if given.log_file else "")
+    )
