@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from sv_scrapy import __version__
 from sv_scrapy.render import launch_options
-from sv_scrapy.runtime import ignore_https_errors, load_cached
+from sv_scrapy.runtime import config_of, ignore_https_errors
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
@@ -27,7 +27,7 @@ class SvAddon:
         if ignore_https_errors():
             # Scrapy does not verify certificates, it warns on a mismatch: silence only that
             logging.getLogger("scrapy.core.downloader.tls").setLevel(logging.ERROR)
-        cfg = load_cached(settings["SV_CONFIG_DIR"])
+        cfg = config_of(settings)
         lv = cfg.liveness
         policies = [lv.default_policy, lv.gov_policy, *lv.per_host.values()]
         network_handler = "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"

@@ -76,6 +76,12 @@ def load_cached(config_dir: str | Path) -> Config:
     return _CACHE[key]
 
 
+def config_of(settings: Mapping[str, Any]) -> Config:
+    """The one road to the typed config for every component, the add-on and the spiders:
+    ``SV_CONFIG_DIR``'s files, loaded and checked once per folder and process (one crawl)."""
+    return load_cached(settings["SV_CONFIG_DIR"])
+
+
 def page_rules(config: Config) -> PageRules:
     """What ``core.page.pagerecord`` needs of the config to judge a page."""
     fetch, lv = config.fetch, config.liveness
@@ -90,7 +96,7 @@ def page_rules(config: Config) -> PageRules:
 def resolve(settings: Mapping[str, Any]) -> Runtime:
     """Load ``SV_CONFIG_DIR``, check ``SV_CORPUS_ROOT`` and ``SV_NOW``; raise an ``SvError`` subclass."""
     clock = process_clock()
-    config = load_cached(settings["SV_CONFIG_DIR"])
+    config = config_of(settings)
     corpus_root = Path(settings["SV_CORPUS_ROOT"])
     if not corpus_root.is_dir():
         raise CorpusError(f"{corpus_root}: corpus root not found (SV_CORPUS_ROOT)")

@@ -17,7 +17,7 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware, get_retry_reques
 from sv_scrapy.core.policy import Liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, backoff_seconds, parse_retry_after
 from sv_scrapy.downloadhandlers.paced import HOLD_HOST, NOT_BEFORE
-from sv_scrapy.runtime import load_cached
+from sv_scrapy.runtime import config_of
 
 if TYPE_CHECKING:
     from typing import Self
@@ -34,7 +34,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         mw = super().from_crawler(crawler)
-        mw.liveness = load_cached(crawler.settings["SV_CONFIG_DIR"]).liveness
+        mw.liveness = config_of(crawler.settings).liveness
         mw.rng = random.Random()
         return mw
 

@@ -37,7 +37,7 @@ from scrapy.utils.misc import build_from_crawler, load_object
 
 from sv_scrapy import signals as sv_signals
 from sv_scrapy.core.politeness import HostFloors, Pacer
-from sv_scrapy.runtime import load_cached
+from sv_scrapy.runtime import config_of
 
 if TYPE_CHECKING:
     from typing import Self
@@ -90,7 +90,7 @@ class PacedDownloadHandler:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         settings = crawler.settings
-        cfg = load_cached(settings["SV_CONFIG_DIR"])
+        cfg = config_of(settings)
         rps = settings.getfloat("SV_REQ_PER_SEC", cfg.liveness.req_per_sec)
         pacer = Pacer(
             HostFloors(cfg.liveness, cfg.hosts),

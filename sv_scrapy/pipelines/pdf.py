@@ -17,7 +17,7 @@ from sv_scrapy.core.page.pdf import pdf_to_text
 from sv_scrapy.core.page.text import raw_hash
 from sv_scrapy.extensions.outcome import stop_for_output
 from sv_scrapy.run import find_run
-from sv_scrapy.runtime import load_cached
+from sv_scrapy.runtime import config_of
 
 if TYPE_CHECKING:
     from typing import Self
@@ -46,7 +46,7 @@ class PdfTextPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        pdf = load_cached(crawler.settings["SV_CONFIG_DIR"]).pdf
+        pdf = config_of(crawler.settings).pdf
         ocr = OcrSettings(
             command=crawler.settings.get("SV_TESSERACT") or "tesseract", languages=pdf.ocr_languages,
             max_pages=pdf.ocr_max_pages, page_timeout_s=pdf.ocr_page_timeout_seconds,

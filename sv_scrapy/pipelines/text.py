@@ -9,7 +9,7 @@ from itemadapter import ItemAdapter
 
 from sv_scrapy.core.page.pdf import is_pdf
 from sv_scrapy.core.page.text import decode_html, html_lang, html_to_text
-from sv_scrapy.runtime import load_cached
+from sv_scrapy.runtime import config_of
 
 if TYPE_CHECKING:
     from typing import Self
@@ -42,7 +42,7 @@ class TextPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(load_cached(crawler.settings["SV_CONFIG_DIR"]).fetch.binary_content_prefixes)
+        return cls(config_of(crawler.settings).fetch.binary_content_prefixes)
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
