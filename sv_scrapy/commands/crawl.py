@@ -22,11 +22,11 @@ from scrapy.spiderloader import get_spider_loader
 
 from sv_scrapy.core.atomic import append_lines
 from sv_scrapy.core.errors import LockHeld, OutputError, SvError
+from sv_scrapy.crawlstate import find_run
 from sv_scrapy.extensions.outcome import run_failure
 from sv_scrapy.ops.heartbeat import Heartbeat
 from sv_scrapy.ops.monitor import AuditMonitor
 from sv_scrapy.quietlog import console_handler, guard_log_files, log_to_file
-from sv_scrapy.run import find_run
 from sv_scrapy.runtime import process_clock
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import AsyncioLoopingCall, create_looping_call
 
-from sv_scrapy.run import find_run
+from sv_scrapy.crawlstate import find_run
 
 if TYPE_CHECKING:
     from typing import Self

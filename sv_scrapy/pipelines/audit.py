@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
 
-    from sv_scrapy.run import Run
+    from sv_scrapy.crawlstate import Run
 
 logger = logging.getLogger(__name__)
 

@@ -10,12 +10,12 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 
 from sv_scrapy.core.atomic import write_json
-from sv_scrapy.core.audit.worklist import summary_lines, worklist_stats
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.pagerecord import unfetched_record
+from sv_scrapy.core.report.worklistsummary import summary_lines, worklist_stats
+from sv_scrapy.crawlstate import Run, run_of
 from sv_scrapy.extensions.outcome import record_failure, run_failure
 from sv_scrapy.pipelines import JobPipeline
-from sv_scrapy.run import Run, run_of
 
 if TYPE_CHECKING:
 

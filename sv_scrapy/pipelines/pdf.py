@@ -15,8 +15,8 @@ from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.ocr import OcrSettings, OcrText, OcrUnavailable, installed_languages, languages_for, needs_ocr, ocr_pdf
 from sv_scrapy.core.page.pdf import pdf_to_text
 from sv_scrapy.core.page.text import raw_hash
+from sv_scrapy.crawlstate import find_run
 from sv_scrapy.extensions.outcome import stop_for_output
-from sv_scrapy.run import find_run
 from sv_scrapy.runtime import config_of
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from itemadapter import ItemAdapter
 
 from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.page.pagerecord import page_records
-from sv_scrapy.run import run_of
+from sv_scrapy.crawlstate import run_of
 from sv_scrapy.runtime import config_of, page_rules
 
 if TYPE_CHECKING:

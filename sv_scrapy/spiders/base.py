@@ -28,10 +28,10 @@ from sv_scrapy.core.page.pagerecord import Fetched, FetchFailure, body_to_read
 from sv_scrapy.core.page.safety import host_listed, refusal_reason
 from sv_scrapy.core.page.shell import shell_markers, shell_signs
 from sv_scrapy.core.page.text import decode_html, html_title, html_to_text
+from sv_scrapy.crawlstate import Run, attach, run_of
 from sv_scrapy.downloadermiddlewares.guard import TargetRefused
 from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
 from sv_scrapy.items import PageItem
-from sv_scrapy.run import Run, attach, run_of
 from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, page_rules, resolve
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from typing import Any
 
 from sv_scrapy.core.args import parse_bool, parse_date, parse_int
 from sv_scrapy.core.claims.sampling import select_sample
-from sv_scrapy.run import Run
+from sv_scrapy.crawlstate import Run
 from sv_scrapy.runtime import Runtime, process_clock
 from sv_scrapy.spiders.base import ClaimSpider
 
