@@ -25,6 +25,8 @@ class PageItem:
     lang: str = ""  # the page's language as it declares it (Content-Language, <html lang>): a matching hint
     text: str = ""
     text_method: str = ""  # html | text | pdf:pypdfium2 | pdf:pdfminer | ocr
+    charset: str = ""  # the encoding an HTML/text body was read in (core.page.charset)
+    charset_source: str = ""  # bom | header | meta | detected | default | fallback:…
     pdf: str = ""  # "" | disabled | cut | no_text
     read_note: str = ""
     ocr: dict[str, Any] | None = None  # a scan's OCR reading: confidence, pages read (core.page.ocr.OcrText.summary)
@@ -40,4 +42,5 @@ class PageItem:
 
     def reading(self) -> Reading:
         return Reading(kind=self.kind, text=self.text, text_method=self.text_method, lang=self.lang, pdf=self.pdf,
-                       note=self.read_note, ocr=self.ocr, content_hash=self.content_hash, restored=self.restored)
+                       note=self.read_note, ocr=self.ocr, content_hash=self.content_hash, restored=self.restored,
+                       charset=self.charset, charset_source=self.charset_source)

@@ -53,7 +53,7 @@ class AuditExportPipeline(JobPipeline):
             self.records.setdefault(record["id"], record)
         not_modified = page["fetched"].http_status == 304 or any(r.get("not_modified") for r in outcome.records)
         self.urls[page["url"]] = {"fetch_status": outcome.fetch_status, "not_modified": not_modified,
-                                  "kind": page["kind"]}
+                                  "kind": page["kind"], "note": outcome.note}
         return item
 
     def spider_closed(self, spider: Spider, reason: str) -> None:

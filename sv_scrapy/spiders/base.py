@@ -17,6 +17,7 @@ import scrapy
 from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
+from sv_scrapy.codeerror import is_code_error, report_code_error
 from sv_scrapy.core.atomic import check_writable
 from sv_scrapy.core.audit.runlock import acquire
 from sv_scrapy.core.audit.store import ContentStore
@@ -56,7 +57,7 @@ def describe_failure(failure: Failure) -> FetchFailure:
     """The downloader's exception as facts for ``core.page.pagerecord.failure_outcome``."""
     exc = failure.value
     if isinstance(exc, RobotsDisallowed):
-        return FetchFailure("robots")
+        return FetchFailure("robots", message=str(exc))
     if isinstance(exc, TargetRefused):
         return FetchFailure("refused", message=str(exc))
     kind = "ignored" if isinstance(exc, IgnoreRequest) else "error"
@@ -220,6 +221,9 @@ class ClaimSpider(scrapy.Spider):
         request = failure.request  # type: ignore[attr-defined]
         url = request.meta["sv_url"]
         self.crawler.stats.inc_value(f"sv/spider/failure/{type(failure.value).__name__}")
+        if is_code_error(failure.value):  # a bug of ours on the way, never a fact about the page
+            report_code_error(self.crawler, failure, url)
+            return
         fetched = Fetched(url, self.now(), final_url=request.url, attempts=request.meta.get("retry_times", 0) + 1,
                           via_browser=bool(request.meta.get("playwright")), failure=describe_failure(failure))
         yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched)

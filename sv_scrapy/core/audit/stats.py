@@ -46,6 +46,9 @@ def audit_stats(items: Sequence[Mapping[str, Any]], urls: Mapping[str, Mapping[s
         "unavailable": sum(1 for i in items if i["prior"] == SOURCE_UNAVAILABLE),
         "pdf_no_text": sum(1 for i in items if i["prior"] == PDF_NO_TEXT),
         "dead": sum(1 for i in items if i["fetch_status"] == DEAD),
+        # RFC 9309: robots.txt answered 5xx / could not be reached, so its host's pages were not fetched
+        "robots_unavailable_urls": sum(1 for u in urls.values()
+                                       if str(u.get("note", "")).startswith("robots.txt unavailable")),
         "failing": sum(1 for i in items if i.get("fail_streak") and i["fetch_status"] != DEAD),
         "not_modified_urls": not_modified,
         "not_modified_pct": round(100.0 * not_modified / len(fetched), 1) if fetched else 0.0,
@@ -95,6 +98,10 @@ def run_notes(doc: Mapping[str, Any]) -> list[str]:
     if not doc.get("news_since"):  # never silently: a store that did not come back reads the same
         notes.append("No previous store: this audit starts a new baseline (no news, no confirmed change and no "
                      "DEAD page until later audits compare with it)")
+    robots = doc.get("stats", {}).get("robots_unavailable_urls", 0)
+    if robots:
+        notes.append(f"{robots} page(s) not fetched because their host's robots.txt was unavailable (server or "
+                     "network error: RFC 9309 reads that as complete disallow)")
     quarantined = doc.get("store_quarantined", [])
     if quarantined:
         one = len(quarantined) == 1

@@ -27,6 +27,7 @@ from sv_scrapy.core.page.prefilter import (
     prior_for_text,
     prior_without_text,
 )
+from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS
 
 # the claim record: the seed's fields first (copied from the claim), then what a reviewer also wants
 CLAIM_KEYS = ("id", "scope", "section", "line_no", "claim_text", "values", "source_url", "source_host",
@@ -81,6 +82,8 @@ class Reading:
     ocr: Mapping[str, Any] | None = None
     content_hash: str = ""
     restored: bool | None = None  # a 304: True when the store had a copy; None when no store was asked
+    charset: str = ""  # the encoding the body was read in ("" when it was not read as text)
+    charset_source: str = ""  # who said so (core.page.charset.Decoded.source)
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,7 @@ class PageOutcome:
 def failure_outcome(failure: FetchFailure, attempts: int, via_browser: bool = False) -> tuple[str, str]:
     """(fetch_status, note) of a request that got no response."""
     if failure.kind == "robots":
-        return ROBOTS, "robots.txt disallows this URL"
+        return ROBOTS, failure.message or "robots.txt disallows this URL"
     if failure.kind == "refused":
         return EXCLUDED, failure.message
     if via_browser:
@@ -164,7 +167,9 @@ def response_outcome(fetched: Fetched, rules: PageRules) -> tuple[str, str]:
     if outcome:
         status, note = outcome
         if fetched.retry_after_refused:
-            note += f"; Retry-After {fetched.retry_after_refused:g} s is longer than we wait"
+            asked = fetched.retry_after_refused
+            said = f"{asked:g} s" if asked < 1e12 else "more than 10¹² s"
+            note = f"Retry-After {said} exceeds the {RETRY_AFTER_CAP_SECONDS:g} s limit: not waited for ({note})"
         elif fetched.attempts > 1:
             note += f" after {fetched.attempts} attempts"
         return status, note
@@ -263,7 +268,8 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
         record = claim_record(claim, status, prior, note)
         record.update(final_url=final, http_status=fetched.http_status, text_method=reading.text_method,
                       ocr_confidence=reading.ocr["confidence"] if reading.ocr else None,
-                      content_hash=reading.content_hash, fetched_at=fetched.fetched_at, rendered=fetched.rendered)
+                      content_hash=reading.content_hash, fetched_at=fetched.fetched_at, rendered=fetched.rendered,
+                      charset=reading.charset or None, charset_source=reading.charset_source or None)
         if previous is not None:
             assert state is not None
             record.update(content_changed=changed, changed_at=state.changed_at if changed else "",
