@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from testing.mockweb import MockWeb, Route
+from testing.mockweb.pdfgen import text_pdf
 
 from .crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 
@@ -61,6 +62,18 @@ CASES: dict[str, tuple[str, str, Route | None]] = {
     "zloty7": ("Opłata 7 zł ([a]({url}))", "https://pln.case.gov.pl/oplata",
                Route(body=page("Opłata wynosi 7 zł za wniosek.", lang="pl"))),
 }
+SHELL = ('<html><head><title>Portal</title></head><body><h1>Rates</h1>'
+         '<iframe src="/frames/rates.html"></iframe><iframe src="/private/frame.html"></iframe>'
+         '<iframe src="https://ads.example.net/banner"></iframe></body></html>')
+LANDING = page("The schedule of registration fees is published every year. "
+               '<a href="/docs/fee-schedule-2025.pdf">Download the 2025 fee schedule (PDF)</a> · '
+               '<a href="/docs/annual-report-2019.pdf">Annual report 2019</a> · <a href="/contact">Contact</a>',
+               title="Registration fees")
+CASES.update({
+    "frame": ("DMTO 5.81 % ([a]({url}))", "https://frames.case.gouv.fr/portal", Route(body=SHELL)),
+    "linked": ("Registration fee schedule 2025: $45 per deed ([a]({url}))", "https://linked.case.gov.ph/fees",
+               Route(body=LANDING)),
+})
 LINE = {name: 3 + i for i, name in enumerate(CASES)}
 
 
@@ -75,6 +88,15 @@ def _site(web: MockWeb) -> None:
     web.route("https://r3xx.case.gouv.fr/site/robots.txt", body="User-agent: *\nDisallow: /private/\n",
               content_type="text/plain")
     web.route(CASES["ra_date_far"][1], limited(http_date(7200), "Fee €512."))
+    web.route("https://frames.case.gouv.fr/robots.txt", body="User-agent: *\nDisallow: /private/\n",
+              content_type="text/plain")
+    web.route("https://frames.case.gouv.fr/frames/rates.html", body=page("Le taux de 5,81 % s'applique.", lang="fr"))
+    web.route("https://frames.case.gouv.fr/private/frame.html", body=page("secret"))
+    web.route("https://ads.example.net/banner", body=page("buy"))
+    web.route("https://linked.case.gov.ph/docs/fee-schedule-2025.pdf", content_type="application/pdf",
+              body=text_pdf([["Schedule of fees 2025", ["Deed registration", "$45"]]]))
+    web.route("https://linked.case.gov.ph/docs/annual-report-2019.pdf", content_type="application/pdf",
+              body=text_pdf([["Annual report 2019: $45 was the fee then"]]))
 
 
 @pytest.fixture(scope="module")
@@ -174,6 +196,41 @@ def test_small_money_with_its_symbol_is_strong(items: dict[str, dict[str, Any]],
     got = items[case]
     assert got["prior"] == "TOKENS_PRESENT", got
     assert got["strong_matched"] == got["matched_tokens"]
+
+
+# -- frames ---------------------------------------------------------------------------------------
+
+def test_a_frame_of_a_thin_page_is_read(run: tuple[CrawlResult, MockWeb], items: dict[str, dict[str, Any]]) -> None:
+    got = items["frame"]
+    assert (got["fetch_status"], got["prior"]) == ("OK", "TOKENS_PRESENT"), got["note"]
+    assert got["excerpts"][0].startswith("(frame https://frames.case.gouv.fr/frames/rates.html) ")
+    assert "5,81 %" in got["excerpts"][0]
+    web = run[1]
+    assert web.requests_for("https://frames.case.gouv.fr/frames/rates.html")
+    assert not web.requests_for("https://frames.case.gouv.fr/private/"), "robots.txt is obeyed for frames"
+    assert not web.requests_for("https://ads.example.net/"), "another site's frame is never fetched"
+
+
+# -- one hop for the figure ------------------------------------------------------------------------
+
+def test_the_figure_one_click_away(run: tuple[CrawlResult, MockWeb], items: dict[str, dict[str, Any]]) -> None:
+    got = items["linked"]
+    assert got["prior"] == "TOKENS_ABSENT"  # the cited page does not say it
+    assert got["found_linked"]["url"] == "https://linked.case.gov.ph/docs/fee-schedule-2025.pdf"
+    assert "$45" in got["found_linked"]["excerpt"]
+    web = run[1]
+    assert not web.requests_for("https://linked.case.gov.ph/contact")  # shares nothing with the claim
+    assert items["dollar7"]["found_linked"] is None
+
+
+@pytest.mark.parametrize("host", ["https://frames.case.gouv.fr/", "https://linked.case.gov.ph/"])
+def test_extra_requests_keep_the_host_floor(run: tuple[CrawlResult, MockWeb], host: str) -> None:
+    """Frames and linked documents wait their turn in the paced handler: the gov floor of the test
+    config (100 ms between request starts to one host) holds across page, robots.txt and extras."""
+    starts = sorted(e.began for e in run[1].requests_for(host))
+    assert len(starts) >= 3
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    assert min(gaps) >= 0.09, gaps
 
 
 # -- our own exceptions are code errors ----------------------------------------------------------

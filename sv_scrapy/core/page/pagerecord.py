@@ -17,6 +17,7 @@ from sv_scrapy.core.audit.changes import ContentState, changed_lines, fail_strea
 from sv_scrapy.core.audit.store import Entry
 from sv_scrapy.core.page.fetchstatus import BINARY, DEAD, EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
 from sv_scrapy.core.page.ocr import ocr_digits, ocr_prior
+from sv_scrapy.core.page.outlinks import name_frames
 from sv_scrapy.core.page.pagescan import PageIndex
 from sv_scrapy.core.page.prefilter import (
     PDF_NO_TEXT,
@@ -84,6 +85,7 @@ class Reading:
     restored: bool | None = None  # a 304: True when the store had a copy; None when no store was asked
     charset: str = ""  # the encoding the body was read in ("" when it was not read as text)
     charset_source: str = ""  # who said so (core.page.charset.Decoded.source)
+    frames: tuple[tuple[str, str], ...] = ()  # (URL, text) of the frames whose text follows the page's
 
 
 @dataclass(frozen=True)
@@ -266,10 +268,14 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
         prior = _prior(status, reading, claim["values"], note, hosts, rules, index)
         priors.append(prior.prior)
         record = claim_record(claim, status, prior, note)
+        if reading.frames:
+            record["excerpts"] = name_frames(record["excerpts"], text[:_main_length(text, reading.frames)],
+                                             reading.frames, prior.found_as.values())
         record.update(final_url=final, http_status=fetched.http_status, text_method=reading.text_method,
                       ocr_confidence=reading.ocr["confidence"] if reading.ocr else None,
                       content_hash=reading.content_hash, fetched_at=fetched.fetched_at, rendered=fetched.rendered,
-                      charset=reading.charset or None, charset_source=reading.charset_source or None)
+                      charset=reading.charset or None, charset_source=reading.charset_source or None,
+                      frames=[url for url, _ in reading.frames], found_linked=None)
         if previous is not None:
             assert state is not None
             record.update(content_changed=changed, changed_at=state.changed_at if changed else "",
@@ -278,6 +284,11 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
                           change_diff=diff, not_modified=fetched.http_status == 304, fail_streak=streak)
         records.append(record)
     return PageOutcome(status, note, records, raw_status, tuple(priors), state, changed, streak)
+
+
+def _main_length(text: str, frames: Sequence[tuple[str, str]]) -> int:
+    """Where the page's own text ends in a text with its frames joined (``outlinks.join_frames``)."""
+    return max(0, len(text) - sum(len(t) + 1 for _, t in frames if t))
 
 
 def claim_record(claim: Mapping[str, Any], fetch_status: str, prior: Prior, note: str = "") -> dict[str, Any]:
