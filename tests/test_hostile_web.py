@@ -74,6 +74,19 @@ CASES.update({
     "linked": ("Registration fee schedule 2025: $45 per deed ([a]({url}))", "https://linked.case.gov.ph/fees",
                Route(body=LANDING)),
 })
+CASES.update({
+    "soft404_en": ("Fee €900 ([a]({url}))", "https://soft.case.gov.uk/fees",
+                   Route(body=page("Sorry, we could not find that page. Try the search.", title="Page not found"))),
+    "soft404_es": ("Tasa 5.81 % ([a]({url}))", "https://soft.case.gob.es/tasas",
+                   Route(body=page("Lo sentimos, la dirección no existe. Vuelva al inicio.",
+                                   title="Página no encontrada", lang="es"))),
+    "soft404_de": ("Gebühr 2,5 % ([a]({url}))", "https://soft.case.bund.de/gebuehr",
+                   Route(body=page("Die angeforderte Adresse gibt es nicht (Fehler 404).", title="Seite nicht gefunden",
+                                   lang="de"))),
+    "not_soft": ("Fee €901 ([a]({url}))", "https://lost.case.gov.uk/fees",
+                 Route(body=page("Lost property not found within a year is sold. The fee is €950.",
+                                 title="Lost property"))),
+})
 LINE = {name: 3 + i for i, name in enumerate(CASES)}
 
 
@@ -233,6 +246,21 @@ def test_extra_requests_keep_the_host_floor(run: tuple[CrawlResult, MockWeb], ho
     assert min(gaps) >= 0.09, gaps
 
 
+# -- soft 404 ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", ["soft404_en", "soft404_es", "soft404_de"])
+def test_a_soft_404_is_flagged(items: dict[str, dict[str, Any]], case: str) -> None:
+    got = items[case]
+    assert (got["fetch_status"], got["prior"], got["soft_404"]) == ("OK", "TOKENS_ABSENT", True)
+    assert got["note"] == "the page says it was not found"
+
+
+def test_not_found_in_prose_is_no_soft_404(items: dict[str, dict[str, Any]]) -> None:
+    got = items["not_soft"]
+    assert (got["prior"], got["soft_404"]) == ("TOKENS_ABSENT", False)
+    assert items["dollar7"]["soft_404"] is False
+
+
 # -- our own exceptions are code errors ----------------------------------------------------------
 
 def test_a_raising_component_is_a_code_error(tmp_path: Path) -> None:
@@ -263,7 +291,7 @@ def test_a_raising_component_is_a_code_error(tmp_path: Path) -> None:
 
 def test_stored_robots_stands_in_when_unreachable(tmp_path: Path) -> None:
     urls = {"public": "https://stored.case.gouv.fr/public/fees", "private": "https://stored.case.gouv.fr/private/fees",
-            "nocopy": "https://nocopy.case.gouv.fr/fees"}
+            "nocopy": "https://nocopy.case.gouv.fr/fees", "soft": "https://gone.case.gouv.fr/fees"}
     lines = "\n".join(f"Fee €{800 + i} ([a]({url}))" for i, url in enumerate(urls.values()))
     corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": f"# Test\n\n{lines}\n"})
     config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
@@ -279,6 +307,7 @@ def test_stored_robots_stands_in_when_unreachable(tmp_path: Path) -> None:
     with MockWeb() as web:
         for i, url in enumerate(urls.values()):
             web.route(url, body=page(f"Fee €{800 + i}."))
+        web.route(urls["soft"], body=page("Cette adresse n'existe plus.", title="Page introuvable", lang="fr"))
         web.route("https://stored.case.gouv.fr/robots.txt", body="User-agent: *\nDisallow: /private/\n",
                   content_type="text/plain")
         web.route("https://nocopy.case.gouv.fr/robots.txt", status=404)
@@ -297,3 +326,8 @@ def test_stored_robots_stands_in_when_unreachable(tmp_path: Path) -> None:
     assert urls["public"] in sent and urls["nocopy"] not in sent and urls["private"] not in sent
     report = (out / "audit" / "report.md").read_text(encoding="utf-8")
     assert "2 page(s) not fetched because their host's robots.txt was unavailable" in report
+    # the soft 404 stands with the dead and unavailable links, not with the figure checks
+    assert second[urls["soft"]]["soft_404"] is True
+    absent = report.split("### `TOKENS_ABSENT`", 1)[1].split("###", 1)[0]
+    unavailable = report.split("### Unavailable, by reason", 1)[1].split("###", 1)[0]
+    assert "— 0 standing" in absent.splitlines()[0] and "the page says it was not found" in unavailable

@@ -46,6 +46,7 @@ def audit_stats(items: Sequence[Mapping[str, Any]], urls: Mapping[str, Mapping[s
         "unavailable": sum(1 for i in items if i["prior"] == SOURCE_UNAVAILABLE),
         "pdf_no_text": sum(1 for i in items if i["prior"] == PDF_NO_TEXT),
         "dead": sum(1 for i in items if i["fetch_status"] == DEAD),
+        "soft_404": sum(1 for i in items if i.get("soft_404")),
         # RFC 9309: robots.txt answered 5xx / could not be reached, so its host's pages were not fetched
         "robots_unavailable_urls": sum(1 for u in urls.values()
                                        if str(u.get("note", "")).startswith("robots.txt unavailable")),
@@ -61,11 +62,12 @@ def audit_stats(items: Sequence[Mapping[str, Any]], urls: Mapping[str, Mapping[s
 def buckets(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     unavailable: dict[str, list[Mapping[str, Any]]] = {}
     for item in items:
-        if item["prior"] == SOURCE_UNAVAILABLE or item["fetch_status"] in (UNAVAILABLE, DEAD):
+        # a soft 404 (200, "page not found") stands with the dead links, not with the figure checks
+        if item["prior"] == SOURCE_UNAVAILABLE or item["fetch_status"] in (UNAVAILABLE, DEAD) or item.get("soft_404"):
             unavailable.setdefault(reason_group(str(item.get("note", ""))), []).append(item)
     return {
         "stale_changed": [i for i in items if i.get("stale_changed")],
-        "tokens_absent": [i for i in items if i["prior"] == TOKENS_ABSENT],
+        "tokens_absent": [i for i in items if i["prior"] == TOKENS_ABSENT and not i.get("soft_404")],
         "content_changed": [i for i in items if i.get("content_changed")],
         "unavailable": dict(sorted(unavailable.items(), key=lambda kv: (-len(kv[1]), kv[0]))),
         "pdf_no_text": [i for i in items if i["prior"] == PDF_NO_TEXT],

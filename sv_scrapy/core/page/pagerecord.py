@@ -23,11 +23,15 @@ from sv_scrapy.core.page.prefilter import (
     PDF_NO_TEXT,
     SOURCE_BINARY,
     SOURCE_UNAVAILABLE,
+    TOKENS_ABSENT,
+    TOKENS_PRESENT,
     PrefilterSettings,
     Prior,
     prior_for_text,
     prior_without_text,
 )
+from sv_scrapy.core.page.soft404 import NOTE as SOFT_404_NOTE
+from sv_scrapy.core.page.soft404 import soft_404
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS
 
 # the claim record: the seed's fields first (copied from the claim), then what a reviewer also wants
@@ -264,8 +268,13 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
              if text else None)
     hosts = [urlsplit(fetched.url).hostname or "", host]
     records, priors = [], []
+    gone = status == OK and reading.kind in ("html", "text") and soft_404(fetched.title, text, reading.lang, host)
     for claim in claims:
         prior = _prior(status, reading, claim["values"], note, hosts, rules, index)
+        is_soft_404 = gone and prior.prior != TOKENS_PRESENT
+        if is_soft_404:  # the page is gone though it answered 200: absent, and the reviewer told why
+            prior = Prior(TOKENS_ABSENT, missing_tokens=[str(v["raw"]) for v in claim["values"] if v.get("salient")],
+                          note=SOFT_404_NOTE)
         priors.append(prior.prior)
         record = claim_record(claim, status, prior, note)
         if reading.frames:
@@ -275,7 +284,7 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
                       ocr_confidence=reading.ocr["confidence"] if reading.ocr else None,
                       content_hash=reading.content_hash, fetched_at=fetched.fetched_at, rendered=fetched.rendered,
                       charset=reading.charset or None, charset_source=reading.charset_source or None,
-                      frames=[url for url, _ in reading.frames], found_linked=None)
+                      frames=[url for url, _ in reading.frames], found_linked=None, soft_404=is_soft_404)
         if previous is not None:
             assert state is not None
             record.update(content_changed=changed, changed_at=state.changed_at if changed else "",
