@@ -32,6 +32,7 @@ class PageItem:
     ocr: dict[str, Any] | None = None  # a scan's OCR reading: confidence, pages read (core.page.ocr.OcrText.summary)
     frames: list[tuple[str, str]] = field(default_factory=list)  # (URL, text) of frames read into ``text``
     links: list[tuple[str, str]] = field(default_factory=list)  # (URL, link text), same host: one hop (linked.*)
+    linked_before: dict[str, Any] = field(default_factory=dict)  # a 304: claim id -> its stored found_linked
     content_hash: str = ""
     raw_hash: str = ""
     restored: bool | None = None  # a 304: whether the store had its text

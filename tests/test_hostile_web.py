@@ -87,6 +87,15 @@ CASES.update({
                  Route(body=page("Lost property not found within a year is sold. The fee is €950.",
                                  title="Lost property"))),
 })
+GAP = "</p>" + FILLER * 2 + "<p>"
+CASES.update({
+    "decoy": ("Foreign-buyer surcharge 3.5 % ([a]({url}))", "https://decoy.case.gov.sg/stamp",
+              Route(body=page(f"VAT 3.5 % on services applies to every supplier.{GAP}"
+                              "The foreign-buyer surcharge is 4 % of the price."))),
+    "context": ("Foreign-buyer surcharge 3.5 % ([a]({url}))", "https://context.case.gov.sg/stamp",
+                Route(body=page(f"VAT 3.5 % on services applies to every supplier.{GAP}"
+                                "The foreign-buyer surcharge is 3.5 % of the price."))),
+})
 LINE = {name: 3 + i for i, name in enumerate(CASES)}
 
 
@@ -246,6 +255,22 @@ def test_extra_requests_keep_the_host_floor(run: tuple[CrawlResult, MockWeb], ho
     assert min(gaps) >= 0.09, gaps
 
 
+# -- context ---------------------------------------------------------------------------------------
+
+def test_a_decoy_figure_is_other_context(items: dict[str, dict[str, Any]]) -> None:
+    got = items["decoy"]
+    assert (got["prior"], got["context_match"]) == ("TOKENS_PRESENT", False)  # the prior is unchanged
+    assert "foreign-buyer surcharge is 4 %" in got["excerpts"][0]  # where the claim's words are, first
+    assert any("VAT 3.5 %" in e for e in got["excerpts"][1:])
+
+
+def test_the_best_context_excerpt_comes_first(items: dict[str, dict[str, Any]]) -> None:
+    got = items["context"]
+    assert (got["prior"], got["context_match"]) == ("TOKENS_PRESENT", True)
+    assert "foreign-buyer surcharge is 3.5 %" in got["excerpts"][0]
+    assert items["dollar7"]["context_match"] is True  # "Filing fee: $7": the claim's words beside it
+
+
 # -- soft 404 ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("case", ["soft404_en", "soft404_es", "soft404_de"])
@@ -291,8 +316,11 @@ def test_a_raising_component_is_a_code_error(tmp_path: Path) -> None:
 
 def test_stored_robots_stands_in_when_unreachable(tmp_path: Path) -> None:
     urls = {"public": "https://stored.case.gouv.fr/public/fees", "private": "https://stored.case.gouv.fr/private/fees",
-            "nocopy": "https://nocopy.case.gouv.fr/fees", "soft": "https://gone.case.gouv.fr/fees"}
-    lines = "\n".join(f"Fee €{800 + i} ([a]({url}))" for i, url in enumerate(urls.values()))
+            "nocopy": "https://nocopy.case.gouv.fr/fees", "soft": "https://gone.case.gouv.fr/fees",
+            "decoy": CASES["decoy"][1], "linked": CASES["linked"][1]}
+    lines = "\n".join(f"Fee €{800 + i} ([a]({url}))" for i, url in enumerate(urls.values())
+                      if url not in (CASES["decoy"][1], CASES["linked"][1]))
+    lines += "\n" + "\n".join(CASES[name][0].format(url=CASES[name][1]) for name in ("decoy", "linked"))
     corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": f"# Test\n\n{lines}\n"})
     config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
     out = tmp_path / "out"
@@ -307,6 +335,7 @@ def test_stored_robots_stands_in_when_unreachable(tmp_path: Path) -> None:
     with MockWeb() as web:
         for i, url in enumerate(urls.values()):
             web.route(url, body=page(f"Fee €{800 + i}."))
+        _site(web)
         web.route(urls["soft"], body=page("Cette adresse n'existe plus.", title="Page introuvable", lang="fr"))
         web.route("https://stored.case.gouv.fr/robots.txt", body="User-agent: *\nDisallow: /private/\n",
                   content_type="text/plain")
@@ -330,4 +359,9 @@ def test_stored_robots_stands_in_when_unreachable(tmp_path: Path) -> None:
     assert second[urls["soft"]]["soft_404"] is True
     absent = report.split("### `TOKENS_ABSENT`", 1)[1].split("###", 1)[0]
     unavailable = report.split("### Unavailable, by reason", 1)[1].split("###", 1)[0]
-    assert "— 0 standing" in absent.splitlines()[0] and "the page says it was not found" in unavailable
+    assert "the page says it was not found" in unavailable and "gone.case" not in absent
+    assert "the figure is in <https://linked.case.gov.ph/docs/fee-schedule-2025.pdf> linked from this page — cite " \
+           "that instead?" in absent
+    assert "### Figure found, other context — 1" in report
+    html_report = (out / "audit" / "report.html").read_text(encoding="utf-8")
+    assert "Figure found, other context" in html_report and "cite that instead?" in html_report

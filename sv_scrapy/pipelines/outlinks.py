@@ -130,8 +130,14 @@ class LinkedPipeline(_Outlinks):
     async def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
         outcome = page["outcome"]
-        if (not self.config.linked.enabled or page["from_journal"] or outcome is None or not page["links"]
-                or not self._html_page(page)):
+        if not self.config.linked.enabled or page["from_journal"] or outcome is None:
+            return item
+        if page["linked_before"]:  # a 304: no body, no links; what the unchanged page linked to stands
+            for record in outcome.records:
+                if record["prior"] == TOKENS_ABSENT and record["id"] in page["linked_before"]:
+                    record["found_linked"] = page["linked_before"][record["id"]]
+            return item
+        if not page["links"] or not self._html_page(page):
             return item
         budget = self.config.linked.max_per_page
         for record in outcome.records:

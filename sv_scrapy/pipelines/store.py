@@ -31,7 +31,9 @@ class StoreRestorePipeline(JobPipeline):
         if entry is None or text is None:
             return item
         page.update(text=text, content_hash=entry.content_hash, raw_hash=entry.raw_hash,
-                    text_method=page["text_method"] or "store (304 Not Modified)", kind=entry.content_kind)
+                    text_method=page["text_method"] or "store (304 Not Modified)", kind=entry.content_kind,
+                    # an unchanged page links where it linked: its one-hop findings stand (pipelines/outlinks.py)
+                    linked_before={r["id"]: r["found_linked"] for r in entry.results if r.get("found_linked")})
         self.crawler.stats.inc_value("sv/store/not_modified")
         return item
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sv_scrapy.core.page.fetchstatus import DEAD, OK, UNAVAILABLE
-from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT
+from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT
 
 _ATTEMPTS = re.compile(r" after \d+ attempt(?:\(s\)|s)?")
 
@@ -71,7 +71,17 @@ def buckets(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "content_changed": [i for i in items if i.get("content_changed")],
         "unavailable": dict(sorted(unavailable.items(), key=lambda kv: (-len(kv[1]), kv[0]))),
         "pdf_no_text": [i for i in items if i["prior"] == PDF_NO_TEXT],
+        # the figure matched, but never where the page speaks of the claim's words (core/page/context.py)
+        "other_context": [i for i in items if i["prior"] == TOKENS_PRESENT and i.get("context_match") is False],
     }
+
+
+def linked_note(item: Mapping[str, Any], link: Callable[[str], str] = str) -> str:
+    """The report's line for a claim whose figure is one click from its page ("" when it is not);
+    ``link`` renders the URL (the Markdown or HTML report's own link)."""
+    found = item.get("found_linked") or {}
+    url = str(found.get("url") or "")
+    return f"the figure is in {link(url)} linked from this page — cite that instead?" if url else ""
 
 
 def by_scope_priors(items: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:

@@ -9,12 +9,13 @@ hands in the previous entry and takes ``next_entry`` back.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from sv_scrapy.core.audit.changes import ContentState, changed_lines, fail_streak, settle, stale_changed
 from sv_scrapy.core.audit.store import Entry
+from sv_scrapy.core.page.context import order_by_context
 from sv_scrapy.core.page.fetchstatus import BINARY, DEAD, EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
 from sv_scrapy.core.page.ocr import ocr_digits, ocr_prior
 from sv_scrapy.core.page.outlinks import name_frames
@@ -276,6 +277,10 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
             prior = Prior(TOKENS_ABSENT, missing_tokens=[str(v["raw"]) for v in claim["values"] if v.get("salient")],
                           note=SOFT_404_NOTE)
         priors.append(prior.prior)
+        context_match = None
+        if index is not None and prior.matched_tokens and not is_soft_404:
+            excerpts, context_match = order_by_context(claim, text, index, prior, rules.prefilter)
+            prior = replace(prior, excerpts=excerpts)
         record = claim_record(claim, status, prior, note)
         if reading.frames:
             record["excerpts"] = name_frames(record["excerpts"], text[:_main_length(text, reading.frames)],
@@ -284,7 +289,8 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
                       ocr_confidence=reading.ocr["confidence"] if reading.ocr else None,
                       content_hash=reading.content_hash, fetched_at=fetched.fetched_at, rendered=fetched.rendered,
                       charset=reading.charset or None, charset_source=reading.charset_source or None,
-                      frames=[url for url, _ in reading.frames], found_linked=None, soft_404=is_soft_404)
+                      frames=[url for url, _ in reading.frames], found_linked=None, soft_404=is_soft_404,
+                      context_match=context_match)
         if previous is not None:
             assert state is not None
             record.update(content_changed=changed, changed_at=state.changed_at if changed else "",
