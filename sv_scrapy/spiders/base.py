@@ -170,9 +170,9 @@ class ClaimSpider(scrapy.Spider):
             return None
         _, decoded = decode_html(response.body, ctype or None)
         # most pages show no app marker at all: only those pay for a second text extraction
-        if not shell_markers(decoded):
+        if not shell_markers(decoded, response.url):
             return None
-        signs = shell_signs(decoded, html_to_text(decoded), self.run.runtime.config.fetch.min_text_chars)
+        signs = shell_signs(decoded, html_to_text(decoded), self.run.runtime.config.fetch.min_text_chars, response.url)
         if not signs:
             return None
         self.crawler.stats.inc_value("sv/render/shell_detected")
