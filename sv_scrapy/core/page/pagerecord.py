@@ -311,7 +311,9 @@ def claim_record(claim: Mapping[str, Any], fetch_status: str, prior: Prior, note
     record = {k: claim[k] for k in CLAIM_KEYS}
     record.update(fetch_status=fetch_status, prior=prior.prior, matched_tokens=prior.matched_tokens,
                   strong_matched=prior.strong_matched, missing_tokens=prior.missing_tokens, excerpts=prior.excerpts,
-                  found_as=prior.found_as, note=prior.note or note, file=claim.get("file", ""))
+                  found_as=prior.found_as, note=prior.note or note, file=claim.get("file", ""),
+                  # issue #19's fields, on every record (page_records fills them for a page that was read)
+                  soft_404=False, context_match=None, found_linked=None, charset=None)
     return record
 
 
