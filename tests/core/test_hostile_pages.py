@@ -106,3 +106,24 @@ def test_script_navigation(html: str, moves: bool) -> None:
 ])
 def test_official_words_in_the_host_languages(text: str, host: str, word: str) -> None:
     assert official_word(text, host) == word
+
+
+@pytest.mark.parametrize(("locale", "currency", "amount"), [
+    ("en_US", "USD", 7), ("en_US", "USD", 0.5), ("en_CA", "CAD", 20), ("de_DE", "EUR", 20), ("fr_FR", "EUR", 7),
+    ("pl_PL", "PLN", 7), ("pt_BR", "BRL", 7), ("en_IN", "INR", 20), ("ja_JP", "JPY", 70), ("es_MX", "MXN", 7),
+    ("fil_PH", "PHP", 20), ("en_SG", "SGD", 7),
+])
+def test_small_money_with_its_symbol_is_strong(locale: str, currency: str, amount: float) -> None:
+    """A one- or two-digit amount is strong when a currency symbol stands beside it, as each
+    locale writes it (Babel's CLDR formats: "$7.00", "20,00 €", "7,00 zł", "R$ 7,00", "₹20.00")."""
+    from dataclasses import asdict
+
+    from babel.numbers import format_currency
+
+    from sv_scrapy.core.claims.values import extract_values
+    from sv_scrapy.core.page.prefilter import PrefilterSettings, prior_for_text
+
+    written = format_currency(amount, currency, locale=locale)
+    values = [asdict(v) for v in extract_values(f"Filing fee {currency} {amount:g} per form")]
+    prior = prior_for_text(values, f"The filing fee is {written} per form.", (), PrefilterSettings(min_text_chars=0))
+    assert (prior.prior, prior.strong_matched) == ("TOKENS_PRESENT", [values[0]["raw"]]), written
