@@ -348,7 +348,8 @@ def test_stored_robots_stands_in_when_unreachable(tmp_path: Path) -> None:
         before = len(web.log)
         second = audit(web, "2026-12-01T03:00:00Z")
         sent = [e.url for e in web.log[before:]]
-    assert second[urls["public"]]["fetch_status"] == "OK"  # the stored copy allows it
+    assert second[urls["public"]]["fetch_status"] == "OK"  # the stored copy allows it, and the note says so
+    assert second[urls["public"]]["note"] == "robots.txt unavailable (503): the copy stored 2026-11-01 allows this URL"
     assert second[urls["private"]]["note"] == ("robots.txt unavailable (503): the copy stored 2026-11-01 disallows "
                                                "this URL (RFC 9309)")
     assert second[urls["nocopy"]]["note"] == "robots.txt unavailable (503): not fetched (RFC 9309)"

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+ROBOTS_NOTE = "sv_robots_note"  # meta: fetched under a stored robots.txt, because the live one was unreachable
+
+
 class RobotsDisallowed(IgnoreRequest):
     """robots.txt disallows this URL for our user agent (or could not be had); it was never requested."""
 
@@ -124,3 +127,6 @@ class SvRobotsTxtMiddleware(RobotsTxtMiddleware):
         except IgnoreRequest as exc:
             reading = self._readings.get(urlparse_cached(request).netloc)
             raise RobotsDisallowed(reading.refusal() if reading else "robots.txt disallows this URL") from exc
+        reading = self._readings.get(urlparse_cached(request).netloc)
+        if reading is not None and reading.standing_in():
+            request.meta[ROBOTS_NOTE] = reading.standing_in()  # the page's record says which rules it was fetched under

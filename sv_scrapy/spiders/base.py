@@ -29,7 +29,7 @@ from sv_scrapy.core.page.safety import host_listed, refusal_reason
 from sv_scrapy.core.page.shell import shell_markers, shell_signs
 from sv_scrapy.core.page.text import decode_html, html_title, html_to_text
 from sv_scrapy.downloadermiddlewares.guard import TargetRefused
-from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
+from sv_scrapy.downloadermiddlewares.robotstxt import ROBOTS_NOTE, RobotsDisallowed
 from sv_scrapy.items import PageItem
 from sv_scrapy.run import Run, attach, run_of
 from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, page_rules, resolve
@@ -212,6 +212,7 @@ class ClaimSpider(scrapy.Spider):
             render_reason=response.meta.get("sv_render_reason", ""), attempts=response.meta.get("retry_times", 0) + 1,
             truncated="download_stopped" in response.flags and not stopped.startswith("binary"), stopped=stopped,
             shell=response.meta.get("sv_shell", ""), retry_after_refused=response.meta.get("sv_retry_after_refused") or 0.0,
+            robots_note=response.meta.get(ROBOTS_NOTE, ""),
         )
         yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched,
                        body=body_to_read(fetched, body, page_rules(self.run.runtime.config)),

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from sv_scrapy.core.page.fetchstatus import DEAD, OK, UNAVAILABLE
+from sv_scrapy.core.page.fetchstatus import DEAD, OK, ROBOTS, UNAVAILABLE
 from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT
 
 _ATTEMPTS = re.compile(r" after \d+ attempt(?:\(s\)|s)?")
@@ -48,8 +48,8 @@ def audit_stats(items: Sequence[Mapping[str, Any]], urls: Mapping[str, Mapping[s
         "dead": sum(1 for i in items if i["fetch_status"] == DEAD),
         "soft_404": sum(1 for i in items if i.get("soft_404")),
         # RFC 9309: robots.txt answered 5xx / could not be reached, so its host's pages were not fetched
-        "robots_unavailable_urls": sum(1 for u in urls.values()
-                                       if str(u.get("note", "")).startswith("robots.txt unavailable")),
+        "robots_unavailable_urls": sum(1 for u in urls.values() if u.get("fetch_status") == ROBOTS
+                                       and str(u.get("note", "")).startswith("robots.txt unavailable")),
         "failing": sum(1 for i in items if i.get("fail_streak") and i["fetch_status"] != DEAD),
         "not_modified_urls": not_modified,
         "not_modified_pct": round(100.0 * not_modified / len(fetched), 1) if fetched else 0.0,

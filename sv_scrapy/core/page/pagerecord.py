@@ -67,6 +67,7 @@ class Fetched:
     stopped: str = ""  # the body cap's note ("binary …" when it stopped reading a binary)
     shell: str = ""  # JavaScript-shell signs of a page not rendered (rendering off)
     retry_after_refused: float = 0.0
+    robots_note: str = ""  # fetched under a stored robots.txt (the live one unreachable): which
     failure: FetchFailure | None = None
     refused: str = ""  # never requested: the target guard's reason
 
@@ -245,6 +246,8 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
     """Each claim citing the page, judged: ``fetch_status``, prior, excerpts and, given the
     audit's ``previous`` (worklist: None), fail streak and change fields."""
     raw_status, note = page_status(fetched, reading, rules)
+    if fetched.robots_note:
+        note = "; ".join(filter(None, (note, fetched.robots_note)))
     status, streak, state, changed, in_flux = raw_status, 0, None, False, False
     excerpts_before: dict[str, list[str]] = {}
     diff: list[str] = []

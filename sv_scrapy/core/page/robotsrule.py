@@ -28,6 +28,12 @@ class RobotsReading:
     stored_at: str = ""  # the date of the stored copy that stood in ("" when none did)
     store: bool = False  # a 2xx answer: keep it for a later run that finds robots.txt unreachable
 
+    def standing_in(self) -> str:
+        """The note of a URL a stored copy allows while robots.txt is unreachable ("" otherwise)."""
+        if not (self.unreachable and self.stored_at):
+            return ""
+        return f"robots.txt unavailable ({self.unreachable}): the copy stored {self.stored_at[:10]} allows this URL"
+
     def refusal(self) -> str:
         """The page note of a URL these rules disallow."""
         if not self.unreachable:
