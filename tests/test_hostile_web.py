@@ -8,6 +8,7 @@ robots.txt's stored copy needs two audits, and the code-error case a crawl of it
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -286,6 +287,17 @@ def test_not_found_in_prose_is_no_soft_404(items: dict[str, dict[str, Any]]) -> 
     assert items["dollar7"]["soft_404"] is False
 
 
+def test_every_request_left_through_the_paced_handler(run: tuple[CrawlResult, MockWeb]) -> None:
+    """Frames, linked documents, robots.txt, retries: each request the downloader sent took its
+    turn in the paced handler (its count of starts equals Scrapy's count of requests sent)."""
+    starts = re.search(r"'sv/pacing/starts': (\d+)", run[0].stderr)
+    sent = re.search(r"'downloader/request_count': (\d+)", run[0].stderr)
+    frames, linked = (re.search(rf"'sv/{k}/requested': (\d+)", run[0].stderr) for k in ("frame", "linked"))
+    assert starts and sent and frames and linked
+    assert int(starts.group(1)) == int(sent.group(1)) > 0
+    assert int(frames.group(1)) >= 2 and int(linked.group(1)) >= 1
+
+
 # -- our own exceptions are code errors ----------------------------------------------------------
 
 def test_a_raising_component_is_a_code_error(tmp_path: Path) -> None:
@@ -366,3 +378,29 @@ def test_stored_robots_stands_in_when_unreachable(tmp_path: Path) -> None:
     assert "### Figure found, other context — 1" in report
     html_report = (out / "audit" / "report.html").read_text(encoding="utf-8")
     assert "Figure found, other context" in html_report and "cite that instead?" in html_report
+
+
+# -- the linked.* config keys ----------------------------------------------------------------------
+
+def test_linked_config_keys(tmp_path: Path) -> None:
+    import asyncio
+
+    from sv_scrapy.config import load_config
+    from sv_scrapy.core.errors import ConfigError
+    from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome
+    from sv_scrapy.items import PageItem
+    from sv_scrapy.pipelines.outlinks import LinkedPipeline
+
+    assert (load_config(make_config(tmp_path / "default")).linked.enabled,
+            load_config(make_config(tmp_path / "default2")).linked.max_per_page) == (True, 2)
+    off = load_config(make_config(tmp_path / "off", source_verify={"linked": {"enabled": False, "max_per_page": 1}}))
+    assert (off.linked.enabled, off.linked.max_per_page) == (False, 1)
+    with pytest.raises(ConfigError, match="linked.max_per_page"):
+        load_config(make_config(tmp_path / "bad", source_verify={"linked": {"max_per_page": -1}}))
+    # switched off: nothing is fetched (no crawler is even asked) and no record gains found_linked
+    record = {"id": "x", "prior": "TOKENS_ABSENT", "values": [], "found_linked": None}
+    item = PageItem(url="https://x.gov/a", claims=[], fetched=Fetched("https://x.gov/a", "", http_status=200),
+                    kind="html", links=[("https://x.gov/fees-2025.pdf", "Fees 2025")],
+                    outcome=PageOutcome("OK", "", [record]))
+    asyncio.run(LinkedPipeline(None, off).process_item(item))  # type: ignore[arg-type]
+    assert record["found_linked"] is None
