@@ -200,7 +200,11 @@ def test_retry_after_7200_note(items: dict[str, dict[str, Any]]) -> None:
 
 # -- charset ------------------------------------------------------------------------------------
 
-def test_lying_charset_falls_back(items: dict[str, dict[str, Any]]) -> None:
+def test_lying_charset_falls_back(items: dict[str, dict[str, Any]], run: tuple[CrawlResult, MockWeb]) -> None:
+    from sv_scrapy.core.audit.store import ContentStore
+
+    stored = ContentStore(run[0].output_dir / "store").text(CASES["lying_charset"][1])
+    assert stored and "février" in stored and "\ufffd" not in stored  # what scrapy verify checks quotes against
     got = items["lying_charset"]
     assert got["prior"] == "TOKENS_PRESENT"
     assert got["excerpts"] and not any("\ufffd" in e for e in got["excerpts"])
