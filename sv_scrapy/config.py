@@ -94,7 +94,9 @@ SOURCE_VERIFY_SPEC = Obj(
     },
     # sv_scrapy's own, every key optional: the report (links to playbook lines) and the LLM
     # layer (scrapy verify; sv_scrapy/llm/settings.py)
-    optional={"report": REPORT_SPEC, "llm": LLM_SPEC},
+    optional={"report": REPORT_SPEC, "llm": LLM_SPEC,
+              # one hop for the figure (core/page/outlinks.py): off with "enabled": false
+              "linked": Obj(required={}, optional={"enabled": Bool(), "max_per_page": INT})},
 )
 
 _HOST_POLICY = Obj(
@@ -197,6 +199,14 @@ def _report(raw: dict[str, Any], origin: Path) -> Report:
 
 
 @dataclass(frozen=True)
+class Linked:
+    """``linked``: documents one click from a ``TOKENS_ABSENT`` page read for the figure."""
+
+    enabled: bool = True
+    max_per_page: int = 2
+
+
+@dataclass(frozen=True)
 class Config:
     """Everything sv_scrapy reads from ``SV_CONFIG_DIR``, validated."""
 
@@ -211,6 +221,7 @@ class Config:
     allowlist_path: Path | None
     llm: dict[str, Any]
     report: Report = Report()
+    linked: Linked = Linked()
 
     @property
     def warnings(self) -> list[str]:
@@ -354,4 +365,6 @@ def load_config(config_dir: str | Path) -> Config:
         allowlist_path=allowlist_path,
         llm=llm_settings(sv.get("llm", {})),
         report=_report(sv.get("report", {}), sv_path),
+        linked=Linked(bool(sv.get("linked", {}).get("enabled", True)),
+                      int(sv.get("linked", {}).get("max_per_page", Linked.max_per_page))),
     )

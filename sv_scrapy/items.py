@@ -9,7 +9,7 @@ Pipelines read it through itemadapter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sv_scrapy.core.audit.past import PagePast
@@ -28,9 +28,14 @@ class PageItem:
     lang: str = ""  # the page's language as it declares it (Content-Language, <html lang>): a matching hint
     text: str = ""
     text_method: str = ""  # html | text | pdf:pypdfium2 | pdf:pdfminer | ocr
+    charset: str = ""  # the encoding an HTML/text body was read in (core.page.charset)
+    charset_source: str = ""  # bom | header | meta | detected | default | fallback:…
     pdf: str = ""  # "" | disabled | cut | no_text
     read_note: str = ""
     ocr: dict[str, Any] | None = None  # a scan's OCR reading: confidence, pages read (core.page.ocr.OcrText.summary)
+    frames: list[tuple[str, str]] = field(default_factory=list)  # (URL, text) of frames read into ``text``
+    links: list[tuple[str, str]] = field(default_factory=list)  # (URL, link text), same host: one hop (linked.*)
+    linked_before: dict[str, Any] = field(default_factory=dict)  # a 304: claim id -> its stored found_linked
     content_hash: str = ""
     raw_hash: str = ""
     restored: bool | None = None  # a 304: whether the store had its text
@@ -43,4 +48,5 @@ class PageItem:
 
     def reading(self) -> Reading:
         return Reading(kind=self.kind, text=self.text, text_method=self.text_method, lang=self.lang, pdf=self.pdf,
-                       note=self.read_note, ocr=self.ocr, content_hash=self.content_hash, restored=self.restored)
+                       note=self.read_note, ocr=self.ocr, content_hash=self.content_hash, restored=self.restored,
+                       charset=self.charset, charset_source=self.charset_source, frames=tuple(self.frames))

@@ -53,9 +53,13 @@ EXTENSIONS = {
 ITEM_PIPELINES = {
     "sv_scrapy.pipelines.store.StoreRestorePipeline": 50,  # a 304: the stored copy, before any reading
     "sv_scrapy.pipelines.text.TextPipeline": 100,
+    # a thin or zero-match page's frames join its text; its links kept for one hop (issue #19)
+    "sv_scrapy.pipelines.outlinks.FramesPipeline": 150,
+    "sv_scrapy.pipelines.outlinks.LinksPipeline": 160,
     "sv_scrapy.pipelines.pdf.PdfTextPipeline": 200,
     "sv_scrapy.pipelines.hashes.HashPipeline": 300,
     "sv_scrapy.pipelines.records.RecordsPipeline": 400,
+    "sv_scrapy.pipelines.outlinks.LinkedPipeline": 420,
     "sv_scrapy.pipelines.store.StoreUpdatePipeline": 450,
     "sv_scrapy.pipelines.store.StoreTextPipeline": 460,
     "sv_scrapy.pipelines.export.WorklistExportPipeline": 900,

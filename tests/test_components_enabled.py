@@ -40,14 +40,16 @@ MIDDLEWARES = [
     "scrapy.downloadermiddlewares.stats.DownloaderStats",
     "sv_scrapy.downloadermiddlewares.guard.TargetGuardMiddleware",
 ]
-READ = ["sv_scrapy.pipelines.text.TextPipeline", "sv_scrapy.pipelines.pdf.PdfTextPipeline",
+READ = ["sv_scrapy.pipelines.text.TextPipeline", "sv_scrapy.pipelines.outlinks.FramesPipeline",
+        "sv_scrapy.pipelines.outlinks.LinksPipeline", "sv_scrapy.pipelines.pdf.PdfTextPipeline",
         "sv_scrapy.pipelines.hashes.HashPipeline"]
+LINKED = "sv_scrapy.pipelines.outlinks.LinkedPipeline"
 PIPELINES = {
-    "worklist": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", "sv_scrapy.pipelines.store.StoreTextPipeline",
+    "worklist": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", LINKED, "sv_scrapy.pipelines.store.StoreTextPipeline",
                  "sv_scrapy.pipelines.export.WorklistExportPipeline"],
     # a 304 is restored from the past its request carried before any reading stage runs
     "audit": ["sv_scrapy.pipelines.store.StoreRestorePipeline", *READ, "sv_scrapy.pipelines.records.RecordsPipeline",
-              "sv_scrapy.pipelines.store.StoreUpdatePipeline", "sv_scrapy.pipelines.audit.AuditExportPipeline"],
+              LINKED, "sv_scrapy.pipelines.store.StoreUpdatePipeline", "sv_scrapy.pipelines.audit.AuditExportPipeline"],
 }
 
 

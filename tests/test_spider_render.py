@@ -121,3 +121,24 @@ def test_the_audit_renders_shells_too(tmp_path: Path) -> None:
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
     (item,) = json.loads((tmp_path / "out" / "audit" / "audit.json").read_text(encoding="utf-8"))["items"]
     assert (item["prior"], item["rendered"]) == ("TOKENS_PRESENT", True)
+
+
+def test_a_script_only_redirect_is_rendered(tmp_path: Path) -> None:
+    """Issue #19: a thin page whose only content is ``location.replace('/moved/page')`` is a
+    client-rendered shell: rendered once, and the figure on the page it navigates to is read."""
+    line = "- Fee €845 ([a](https://nav.render.gouv.fr/old))"
+    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# R\n" + line + "\n"})
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    with MockWeb() as web:
+        web.route("https://nav.render.gouv.fr/old",
+                  body="<html><head><script>location.replace('/moved/page')</script></head><body></body></html>")
+        web.route("https://nav.render.gouv.fr/moved/page",
+                  body=f"<html><body><h1>Fees</h1><p>The fee is €845. {FILLER}</p></body></html>")
+        result = crawl("worklist", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env(),
+                       args={"sample": "100"})
+        moved = web.requests_for("https://nav.render.gouv.fr/moved/page")
+    assert result.returncode == 0, result.stderr[-3000:]
+    (got,) = result.worklist()["items"]
+    assert (got["prior"], got["rendered"]) == ("TOKENS_PRESENT", True), got["note"]
+    assert "script navigates" in got["note"]
+    assert moved, "the browser followed the script's navigation"

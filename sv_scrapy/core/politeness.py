@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import email.utils
 import random
+import re
 from datetime import UTC, datetime
 
 from sv_scrapy.core.hosts import HostRules
 from sv_scrapy.core.policy import HostPolicy, Liveness
 
 RETRY_AFTER_CAP_SECONDS = 60.0  # wait at most this long for a Retry-After; longer gives up
+_DELTA_SECONDS = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() also takes "²"
 
 
 def policy_for(host: str, liveness: Liveness, hosts: HostRules) -> HostPolicy:
@@ -43,26 +45,31 @@ def backoff_seconds(attempt: int, liveness: Liveness, rng: random.Random | None 
 
 
 def parse_retry_after(value: str | bytes | None, now: datetime | None = None) -> float | None:
-    """Seconds asked for by a ``Retry-After`` header: delta-seconds or an HTTP-date.
+    """Seconds asked for by a ``Retry-After`` header: delta-seconds or an HTTP-date (RFC 9110
+    §10.2.3). A date in the past is 0; a number too large to hold is infinite (and so above any
+    limit); anything else — a negative number, a fraction, another script's digits, a date
+    that does not exist — is no ``Retry-After`` at all (None): never an exception.
 
-    >>> parse_retry_after("3"), parse_retry_after(b"garbage")
-    (3.0, None)
+    >>> parse_retry_after("3"), parse_retry_after(b"garbage"), parse_retry_after("\u00b2")
+    (3.0, None, None)
     >>> parse_retry_after("Wed, 02 Dec 2026 12:00:10 GMT", datetime(2026, 12, 2, 12, 0, 0, tzinfo=UTC))
     10.0
+    >>> parse_retry_after("9" * 400)
+    inf
     """
     if value is None:
         return None
     text = value.decode("latin-1") if isinstance(value, bytes) else value
     text = text.strip()
-    if text.isdigit():
+    if _DELTA_SECONDS.fullmatch(text):
         return float(text)
     try:
         when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+    except (TypeError, ValueError, OverflowError, IndexError):
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 class HostFloors:

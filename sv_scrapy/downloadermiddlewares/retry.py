@@ -19,6 +19,8 @@ from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, backoff_seconds, 
 from sv_scrapy.downloadhandlers.paced import HOLD_HOST, NOT_BEFORE
 from sv_scrapy.runtime import config_of
 
+RETRY_AFTER_REFUSED = "sv_retry_after_refused"  # meta: the Retry-After (seconds) not waited for
+
 if TYPE_CHECKING:
     from typing import Self
 
@@ -61,7 +63,9 @@ class BackoffRetryMiddleware(RetryMiddleware):
             return response
         asked = parse_retry_after(response.headers.get(b"Retry-After"))
         if asked is not None and asked > RETRY_AFTER_CAP_SECONDS:
-            response.meta["sv_retry_after_refused"] = asked
+            # on the request: a response handed back by a downloader middleware is not tied to
+            # its request yet (Scrapy sets response.request after this chain), so response.meta raises
+            request.meta[RETRY_AFTER_REFUSED] = asked
             return response
         attempt = request.meta.get("retry_times", 0) + 1
         wait = asked if asked is not None else backoff_seconds(attempt, self.liveness, self.rng)

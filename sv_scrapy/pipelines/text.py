@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 
 from sv_scrapy.core.page.pdf import is_pdf
-from sv_scrapy.core.page.text import decode_html, html_lang, html_to_text
+from sv_scrapy.core.page.text import decode_body, html_lang, html_to_text
 from sv_scrapy.runtime import config_of
 
 if TYPE_CHECKING:
@@ -52,7 +52,9 @@ class TextPipeline:
         kind = classify(body, fetched.content_type, self.binary_prefixes)
         page["kind"] = kind
         if kind in ("html", "text"):
-            _, decoded = decode_html(body, fetched.content_type or None, truncated=fetched.truncated)
+            read = decode_body(body, fetched.content_type or None, truncated=fetched.truncated)
+            decoded = read.text
+            page["charset"], page["charset_source"] = read.encoding, read.source
             page["text"] = html_to_text(decoded) if kind == "html" else decoded
             if kind == "html" and not page["lang"]:
                 page["lang"] = html_lang(decoded)

@@ -17,6 +17,7 @@ import scrapy
 from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
+from sv_scrapy.codeerror import is_code_error, report_code_error
 from sv_scrapy.core.atomic import check_writable
 from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.audit.runlock import acquire
@@ -30,7 +31,7 @@ from sv_scrapy.core.page.shell import shell_markers, shell_signs
 from sv_scrapy.core.page.text import decode_html, html_title, html_to_text
 from sv_scrapy.crawlstate import Run, attach, run_of
 from sv_scrapy.downloadermiddlewares.guard import TargetRefused
-from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
+from sv_scrapy.downloadermiddlewares.robotstxt import ROBOTS_NOTE, RobotsDisallowed
 from sv_scrapy.items import PageItem
 from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, page_rules, resolve
 
@@ -57,7 +58,7 @@ def describe_failure(failure: Failure) -> FetchFailure:
     """The downloader's exception as facts for ``core.page.pagerecord.failure_outcome``."""
     exc = failure.value
     if isinstance(exc, RobotsDisallowed):
-        return FetchFailure("robots")
+        return FetchFailure("robots", message=str(exc))
     if isinstance(exc, TargetRefused):
         return FetchFailure("refused", message=str(exc))
     kind = "ignored" if isinstance(exc, IgnoreRequest) else "error"
@@ -172,9 +173,9 @@ class ClaimSpider(scrapy.Spider):
             return None
         _, decoded = decode_html(response.body, ctype or None)
         # most pages show no app marker at all: only those pay for a second text extraction
-        if not shell_markers(decoded):
+        if not shell_markers(decoded, response.url):
             return None
-        signs = shell_signs(decoded, html_to_text(decoded), self.run.runtime.config.fetch.min_text_chars)
+        signs = shell_signs(decoded, html_to_text(decoded), self.run.runtime.config.fetch.min_text_chars, response.url)
         if not signs:
             return None
         self.crawler.stats.inc_value("sv/render/shell_detected")
@@ -220,6 +221,7 @@ class ClaimSpider(scrapy.Spider):
             render_reason=response.meta.get("sv_render_reason", ""), attempts=response.meta.get("retry_times", 0) + 1,
             truncated="download_stopped" in response.flags and not stopped.startswith("binary"), stopped=stopped,
             shell=response.meta.get("sv_shell", ""), retry_after_refused=response.meta.get("sv_retry_after_refused") or 0.0,
+            robots_note=response.meta.get(ROBOTS_NOTE, ""),
         )
         yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched, past=response.meta.get("sv_past"),
                        body=body_to_read(fetched, body, page_rules(self.run.runtime.config)),
@@ -229,6 +231,9 @@ class ClaimSpider(scrapy.Spider):
         request = failure.request  # type: ignore[attr-defined]
         url = request.meta["sv_url"]
         self.crawler.stats.inc_value(f"sv/spider/failure/{type(failure.value).__name__}")
+        if is_code_error(failure.value):  # a bug of ours on the way, never a fact about the page
+            report_code_error(self.crawler, failure, url)
+            return
         fetched = Fetched(url, self.now(), final_url=request.url, attempts=request.meta.get("retry_times", 0) + 1,
                           via_browser=bool(request.meta.get("playwright")), failure=describe_failure(failure))
         yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched, past=request.meta.get("sv_past"))

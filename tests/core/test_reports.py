@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from sv_scrapy.core.claims.markdown import plain
 from sv_scrapy.core.escape import md_text
-from sv_scrapy.core.report.claimtext import claim_html, claim_md, plain
-from sv_scrapy.core.report.hint import page_words
+from sv_scrapy.core.page.subject import page_words
+from sv_scrapy.core.report.claimtext import claim_html, claim_md
 from sv_scrapy.core.report.issuecut import GITHUB_ISSUE_LIMIT, gh_len
 from sv_scrapy.core.report.report_html import render_html
 from sv_scrapy.core.report.report_md import issue_markdown, markdown_sections, render_markdown

@@ -54,7 +54,11 @@ class PagePast:
         if entry is None or self.text is None:
             return None
         reading: dict[str, Any] = {"text": self.text, "content_hash": entry.content_hash, "raw_hash": entry.raw_hash,
-                                   "text_method": NOT_MODIFIED, "kind": entry.content_kind}
+                                   "text_method": NOT_MODIFIED, "kind": entry.content_kind,
+                                   # an unchanged page links where it linked: its one-hop findings stand
+                                   # (pipelines/outlinks.py)
+                                   "linked_before": {r["id"]: r["found_linked"] for r in entry.results
+                                                     if r.get("found_linked")}}
         scan = OcrText.from_json(dict(self.ocr)) if self.ocr else None
         if scan is not None and scan.text.strip():  # a scan: its text was OCR, and this sure
             reading.update(text_method="ocr", ocr=scan.summary(), read_note=scan.note())

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from sv_scrapy.core.page.fetchstatus import DEAD, OK, UNAVAILABLE
-from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT
+from sv_scrapy.core.page.fetchstatus import DEAD, OK, ROBOTS, UNAVAILABLE
+from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT
 
 _ATTEMPTS = re.compile(r" after \d+ attempt(?:\(s\)|s)?")
 
@@ -46,6 +46,10 @@ def audit_stats(items: Sequence[Mapping[str, Any]], urls: Mapping[str, Mapping[s
         "unavailable": sum(1 for i in items if i["prior"] == SOURCE_UNAVAILABLE),
         "pdf_no_text": sum(1 for i in items if i["prior"] == PDF_NO_TEXT),
         "dead": sum(1 for i in items if i["fetch_status"] == DEAD),
+        "soft_404": sum(1 for i in items if i.get("soft_404")),
+        # RFC 9309: robots.txt answered 5xx / could not be reached, so its host's pages were not fetched
+        "robots_unavailable_urls": sum(1 for u in urls.values() if u.get("fetch_status") == ROBOTS
+                                       and str(u.get("note", "")).startswith("robots.txt unavailable")),
         "failing": sum(1 for i in items if i.get("fail_streak") and i["fetch_status"] != DEAD),
         "not_modified_urls": not_modified,
         "not_modified_pct": round(100.0 * not_modified / len(fetched), 1) if fetched else 0.0,
@@ -58,15 +62,26 @@ def audit_stats(items: Sequence[Mapping[str, Any]], urls: Mapping[str, Mapping[s
 def buckets(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     unavailable: dict[str, list[Mapping[str, Any]]] = {}
     for item in items:
-        if item["prior"] == SOURCE_UNAVAILABLE or item["fetch_status"] in (UNAVAILABLE, DEAD):
+        # a soft 404 (200, "page not found") stands with the dead links, not with the figure checks
+        if item["prior"] == SOURCE_UNAVAILABLE or item["fetch_status"] in (UNAVAILABLE, DEAD) or item.get("soft_404"):
             unavailable.setdefault(reason_group(str(item.get("note", ""))), []).append(item)
     return {
         "stale_changed": [i for i in items if i.get("stale_changed")],
-        "tokens_absent": [i for i in items if i["prior"] == TOKENS_ABSENT],
+        "tokens_absent": [i for i in items if i["prior"] == TOKENS_ABSENT and not i.get("soft_404")],
         "content_changed": [i for i in items if i.get("content_changed")],
         "unavailable": dict(sorted(unavailable.items(), key=lambda kv: (-len(kv[1]), kv[0]))),
         "pdf_no_text": [i for i in items if i["prior"] == PDF_NO_TEXT],
+        # the figure matched, but never where the page speaks of the claim's words (core/page/context.py)
+        "other_context": [i for i in items if i["prior"] == TOKENS_PRESENT and i.get("context_match") is False],
     }
+
+
+def linked_note(item: Mapping[str, Any], link: Callable[[str], str] = str) -> str:
+    """The report's line for a claim whose figure is one click from its page ("" when it is not);
+    ``link`` renders the URL (the Markdown or HTML report's own link)."""
+    found = item.get("found_linked") or {}
+    url = str(found.get("url") or "")
+    return f"the figure is in {link(url)} linked from this page — cite that instead?" if url else ""
 
 
 def by_scope_priors(items: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
@@ -95,6 +110,10 @@ def run_notes(doc: Mapping[str, Any]) -> list[str]:
     if not doc.get("news_since"):  # never silently: a store that did not come back reads the same
         notes.append("No previous store: this audit starts a new baseline (no news, no confirmed change and no "
                      "DEAD page until later audits compare with it)")
+    robots = doc.get("stats", {}).get("robots_unavailable_urls", 0)
+    if robots:
+        notes.append(f"{robots} page(s) not fetched because their host's robots.txt was unavailable (server or "
+                     "network error: RFC 9309 reads that as complete disallow)")
     quarantined = doc.get("store_quarantined", [])
     if quarantined:
         one = len(quarantined) == 1

@@ -11,6 +11,7 @@ Layout under ``<SV_OUTPUT_DIR>/store/``::
     claims.json              each claim's last outcome (next month's news compares with it)
     history.json             each finished audit's counts
     ocr/<sha256(pdf)>.json   what OCR read of a scan
+    robots/<sha1(url)>.json  the last robots.txt a host answered 2xx with (stands in when it is unreachable)
     corrupt/                 entries and texts that failed their check, set aside
     FORMAT.json              the store's format version (``core.audit.storeformat``)
 
@@ -215,6 +216,27 @@ class ContentStore:
 
     def save_pdf(self, url: str, data: bytes) -> None:
         write_bytes(self.pdf_path(url), data)
+
+    def robots(self, robots_url: str) -> tuple[bytes, str] | None:
+        """The robots.txt body (and its date) last stored for ``robots_url``; None when none is
+        (or it fails its check: then it is set aside like any damaged file)."""
+        path = self._path("robots", robots_url, ".json")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            body, when = data["body"], data["fetched_at"]
+            if data.get("checksum") != _sha256(body) or not isinstance(when, str):
+                raise ValueError("checksum mismatch")
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, TypeError, KeyError, UnicodeDecodeError):
+            self.quarantine(path, robots_url, "stored robots.txt fails its check")
+            return None
+        return body.encode("utf-8"), when
+
+    def save_robots(self, robots_url: str, body: bytes) -> None:
+        text = body.decode("utf-8", "replace")
+        write_json(self._path("robots", robots_url, ".json"),
+                   {"url": robots_url, "fetched_at": self.clock.iso(), "body": text, "checksum": _sha256(text)})
 
     # -- the run journal -----------------------------------------------------------------
     def begin_run(self, params: dict[str, Any]) -> tuple[str, bool]:

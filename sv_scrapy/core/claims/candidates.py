@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from sv_scrapy.core.claims.claims import SecondaryCitation
+from sv_scrapy.core.claims.officialwords import official_word
 from sv_scrapy.core.escape import md, md_code
 
 # words naming official bodies in the languages the corpus cites; matched on word starts
@@ -58,21 +59,31 @@ def _bare(host: str) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
+def _official(text: str, host: str) -> str:
+    """An official-body word in ``text``: the English pattern, else the host's languages' words
+    (``core.claims.officialwords``: CLDR's languages of the ccTLD)."""
+    found = _OFFICIAL_TEXT.search(text)
+    return found.group(0).lower() if found else official_word(text, host)
+
+
 def _reasons(host: str, texts: Iterable[str], title: str | None) -> list[str]:
     why: list[str] = []
     tokens = re.split(r"[.-]", _bare(host))
     word = next((t for t in tokens if t in _HOST_WORDS or any(part in t for part in _HOST_PARTS)), None)
+    word = word or official_word(".".join(tokens[:-1]), host, in_host=True)  # not the TLD itself
     if word:
         why.append(f"host: {word}")
     for text in texts:
-        found = _OFFICIAL_TEXT.search(text)
+        found = _official(text, host)
         if found:
-            why.append(f"link text: {found.group(0).lower()}")
+            why.append(f"link text: {found}")
             break
-    if title:
-        found = _OFFICIAL_TEXT.search(title)
+    # the page's title and its <meta> names (site name, publisher), one per line, when it was fetched
+    for line in (title or "").splitlines():
+        found = _official(line, host)
         if found:
-            why.append(f"page title: {found.group(0).lower()}")
+            why.append(f"page title: {found}")
+            break
     return why
 
 
@@ -83,8 +94,17 @@ def allowlist_candidates(
 ) -> list[Candidate]:
     """Hosts of ``cited`` (``Extraction.secondary_cited``) that look official, most cited first.
 
-    ``titles`` maps a host to its page title when the audit fetched it.
+    ``titles`` maps a host to its page title when the audit fetched it (and the ``<meta>`` site
+    name and publisher, one per line: ``core.page.text.page_names``).
 
+    >>> for r in allowlist_candidates([
+    ...     SecondaryCitation("www.rijksoverheid.nl", "nl:3:aa", "Rijksoverheid", "Tax"),
+    ...     SecondaryCitation("propertytax.punecorporation.org", "in:7:bb", "PMC", "Tax"),
+    ...     SecondaryCitation("rbi.org.in", "in:9:cc", "RBI circular", "Tax")], {"rbi.org.in": "Reserve Bank of India"}):
+    ...     print(r.host, r.why)
+    propertytax.punecorporation.org ['host: property tax']
+    rbi.org.in ['page title: reserve bank']
+    rijksoverheid.nl ['host: rijksoverheid', 'link text: rijksoverheid']
     >>> rows = allowlist_candidates([SecondaryCitation("www.rbi.org.in", "in:4:ab", "Reserve Bank of India", "Tax"),
     ...                              SecondaryCitation("blog.example.com", "in:9:cd", "a blog", "Tax")])
     >>> [(r.host, r.count, r.why) for r in rows]

@@ -183,7 +183,9 @@ def compact_power(word: str, hints: Hints = NO_HINTS) -> int | None:
 def sets() -> dict[str, Any]:
     """Lookup sets over the CLDR tables (built once per process)."""
     data = tables()
-    symbols = {s for s in data["currency_symbols"] if not (len(s) == 1 and s.isascii())}
+    # one-letter ASCII symbols ("R", "K", "E") are left out: a letter beside a number is no unit.
+    # "$" is kept: dropping every one-character ASCII symbol (8a31568) made "$7" a weak match
+    symbols = {s for s in data["currency_symbols"] if not (len(s) == 1 and s.isascii() and s.isalpha())}
     return {
         "codes": frozenset(data["currency_codes"]),
         "symbols": frozenset(symbols),

@@ -10,23 +10,30 @@ remembers of the URL as plain values (``Previous``); this layer knows nothing of
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from sv_scrapy.core.page.changes import ContentState, changed_lines, fail_streak, settle, stale_changed
+from sv_scrapy.core.page.context import order_by_context
 from sv_scrapy.core.page.fetchstatus import BINARY, DEAD, EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
 from sv_scrapy.core.page.ocr import ocr_digits, ocr_prior
+from sv_scrapy.core.page.outlinks import name_frames
 from sv_scrapy.core.page.pagescan import PageIndex
 from sv_scrapy.core.page.prefilter import (
     PDF_NO_TEXT,
     SOURCE_BINARY,
     SOURCE_UNAVAILABLE,
+    TOKENS_ABSENT,
+    TOKENS_PRESENT,
     PrefilterSettings,
     Prior,
     prior_for_text,
     prior_without_text,
 )
+from sv_scrapy.core.page.soft404 import NOTE as SOFT_404_NOTE
+from sv_scrapy.core.page.soft404 import soft_404
+from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS
 
 # the claim record: the seed's fields first (copied from the claim), then what a reviewer also wants
 CLAIM_KEYS = ("id", "scope", "section", "line_no", "claim_text", "values", "source_url", "source_host",
@@ -60,6 +67,7 @@ class Fetched:
     stopped: str = ""  # the body cap's note ("binary …" when it stopped reading a binary)
     shell: str = ""  # JavaScript-shell signs of a page not rendered (rendering off)
     retry_after_refused: float = 0.0
+    robots_note: str = ""  # fetched under a stored robots.txt (the live one unreachable): which
     failure: FetchFailure | None = None
     refused: str = ""  # never requested: the target guard's reason
 
@@ -81,6 +89,9 @@ class Reading:
     ocr: Mapping[str, Any] | None = None
     content_hash: str = ""
     restored: bool | None = None  # a 304: True when the store had a copy; None when no store was asked
+    charset: str = ""  # the encoding the body was read in ("" when it was not read as text)
+    charset_source: str = ""  # who said so (core.page.charset.Decoded.source)
+    frames: tuple[tuple[str, str], ...] = ()  # (URL, text) of the frames whose text follows the page's
 
 
 @dataclass(frozen=True)
@@ -123,7 +134,7 @@ class PageOutcome:
 def failure_outcome(failure: FetchFailure, attempts: int, via_browser: bool = False) -> tuple[str, str]:
     """(fetch_status, note) of a request that got no response."""
     if failure.kind == "robots":
-        return ROBOTS, "robots.txt disallows this URL"
+        return ROBOTS, failure.message or "robots.txt disallows this URL"
     if failure.kind == "refused":
         return EXCLUDED, failure.message
     if via_browser:
@@ -168,7 +179,9 @@ def response_outcome(fetched: Fetched, rules: PageRules) -> tuple[str, str]:
     if outcome:
         status, note = outcome
         if fetched.retry_after_refused:
-            note += f"; Retry-After {fetched.retry_after_refused:g} s is longer than we wait"
+            asked = fetched.retry_after_refused
+            said = f"{asked:g} s" if asked < 1e12 else "more than 10¹² s"
+            note = f"Retry-After {said} exceeds the {RETRY_AFTER_CAP_SECONDS:g} s limit: not waited for ({note})"
         elif fetched.attempts > 1:
             note += f" after {fetched.attempts} attempts"
         return status, note
@@ -237,6 +250,8 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
     """Each claim citing the page, judged: ``fetch_status``, prior, excerpts and, given the
     audit's ``previous`` (worklist: None), fail streak and change fields."""
     raw_status, note = page_status(fetched, reading, rules)
+    if fetched.robots_note:
+        note = "; ".join(filter(None, (note, fetched.robots_note)))
     status, streak, state, changed, in_flux = raw_status, 0, None, False, False
     excerpts_before: dict[str, list[str]] = {}
     diff: list[str] = []
@@ -260,13 +275,28 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
              if text else None)
     hosts = [urlsplit(fetched.url).hostname or "", host]
     records, priors = [], []
+    gone = status == OK and reading.kind in ("html", "text") and soft_404(fetched.title, text, reading.lang, host)
     for claim in claims:
         prior = _prior(status, reading, claim["values"], note, hosts, rules, index)
+        is_soft_404 = gone and prior.prior != TOKENS_PRESENT
+        if is_soft_404:  # the page is gone though it answered 200: absent, and the reviewer told why
+            prior = Prior(TOKENS_ABSENT, missing_tokens=[str(v["raw"]) for v in claim["values"] if v.get("salient")],
+                          note=SOFT_404_NOTE)
         priors.append(prior.prior)
+        context_match = None
+        if index is not None and prior.matched_tokens and not is_soft_404:
+            excerpts, context_match = order_by_context(claim, text, index, prior, rules.prefilter)
+            prior = replace(prior, excerpts=excerpts)
         record = claim_record(claim, status, prior, note)
+        if reading.frames:
+            record["excerpts"] = name_frames(record["excerpts"], text[:_main_length(text, reading.frames)],
+                                             reading.frames, prior.found_as.values())
         record.update(final_url=final, http_status=fetched.http_status, text_method=reading.text_method,
                       ocr_confidence=reading.ocr["confidence"] if reading.ocr else None,
-                      content_hash=reading.content_hash, fetched_at=fetched.fetched_at, rendered=fetched.rendered)
+                      content_hash=reading.content_hash, fetched_at=fetched.fetched_at, rendered=fetched.rendered,
+                      charset=reading.charset or None, charset_source=reading.charset_source or None,
+                      frames=[url for url, _ in reading.frames], found_linked=None, soft_404=is_soft_404,
+                      context_match=context_match)
         if previous is not None:
             assert state is not None
             record.update(content_changed=changed, changed_at=state.changed_at if changed else "",
@@ -277,12 +307,19 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
     return PageOutcome(status, note, records, raw_status, tuple(priors), state, changed, streak)
 
 
+def _main_length(text: str, frames: Sequence[tuple[str, str]]) -> int:
+    """Where the page's own text ends in a text with its frames joined (``outlinks.join_frames``)."""
+    return max(0, len(text) - sum(len(t) + 1 for _, t in frames if t))
+
+
 def claim_record(claim: Mapping[str, Any], fetch_status: str, prior: Prior, note: str = "") -> dict[str, Any]:
     """The one claim-record schema (worklist and audit items): the seed's fields, then the verdict."""
     record = {k: claim[k] for k in CLAIM_KEYS}
     record.update(fetch_status=fetch_status, prior=prior.prior, matched_tokens=prior.matched_tokens,
                   strong_matched=prior.strong_matched, missing_tokens=prior.missing_tokens, excerpts=prior.excerpts,
-                  found_as=prior.found_as, note=prior.note or note, file=claim.get("file", ""))
+                  found_as=prior.found_as, note=prior.note or note, file=claim.get("file", ""),
+                  # issue #19's fields, on every record (page_records fills them for a page that was read)
+                  soft_404=False, context_match=None, found_linked=None, charset=None)
     return record
 
 

@@ -2,7 +2,8 @@
 
 * **Encoding**: BOM, then the ``Content-Type`` charset, then ``<meta charset>``, then a
   strict UTF-8 attempt, then cp1252 — so a Windows-1252 page without any charset still
-  reads "€ 1 500". A body cut at the size cap loses its incomplete last character instead
+  reads "€ 1 500"; a declared charset the bytes do not decode in is not believed
+  (``core.page.charset``). A body cut at the size cap loses its incomplete last character instead
   of failing UTF-8 detection.
 * **Visible text, high recall**: tables, lists and definition lists are kept (cells joined
   with `` | ``, one row or item per line); ``script``, ``style``, ``template``,
@@ -23,7 +24,8 @@ import unicodedata
 
 import lxml.etree
 import lxml.html
-from w3lib.encoding import html_to_unicode
+
+from sv_scrapy.core.page.charset import Decoded, decode_page
 
 _DROP_TAGS = frozenset(
     {"script", "style", "template", "noscript", "svg", "head", "iframe", "object", "embed", "canvas", "math"}
@@ -41,14 +43,6 @@ _HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.
 _SPACES_RE = re.compile(r"[ \t\r\n\f\v]+")
 _XML_DECL_RE = re.compile(rb"^\s*<\?xml[^>]*\?>")
 _TITLE_RE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-
-
-def _auto_detect(body: bytes) -> str:
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError:
-        return "cp1252"
-    return "utf-8"
 
 
 def _trim_partial_utf8(body: bytes) -> bytes:
@@ -73,10 +67,13 @@ def decode_html(body: bytes, content_type: str | None, truncated: bool = False) 
     >>> decode_html("€".encode("utf-8"), "text/html; charset=utf-8")
     ('utf-8', '€')
     """
-    if truncated:
-        body = _trim_partial_utf8(body)
-    encoding, text = html_to_unicode(content_type, body, default_encoding="cp1252", auto_detect_fun=_auto_detect)
-    return encoding, text
+    decoded = decode_body(body, content_type, truncated)
+    return decoded.encoding, decoded.text
+
+
+def decode_body(body: bytes, content_type: str | None, truncated: bool = False) -> Decoded:
+    """The text, its encoding and where that came from (``core.page.charset``)."""
+    return decode_page(_trim_partial_utf8(body) if truncated else body, content_type)
 
 
 def _is_hidden(el: lxml.html.HtmlElement) -> bool:

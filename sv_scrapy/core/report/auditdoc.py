@@ -12,7 +12,7 @@ from sv_scrapy.core.audit.news import apply_transitions
 from sv_scrapy.core.claims.claims import Claim
 from sv_scrapy.core.claims.sampling import score
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, WEAK_MATCH
-from sv_scrapy.core.report.hint import page_words
+from sv_scrapy.core.page.subject import page_words
 from sv_scrapy.core.report.sourcelinks import SourceLinks
 
 TEXT_METHODS = ("html", "pdf", "ocr", "rendered")

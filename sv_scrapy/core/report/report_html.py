@@ -12,7 +12,7 @@ from typing import Any
 from sv_scrapy.core.audit.history import comparison, delta, trend_svg
 from sv_scrapy.core.audit.news import NEW_CLAIM, NEWS_SECTIONS, STALE_CHANGED, VANISHED, news
 from sv_scrapy.core.audit.reviews import expired_news, quiet
-from sv_scrapy.core.audit.stats import buckets, by_scope_priors, reason_group, run_notes, standing, top
+from sv_scrapy.core.audit.stats import buckets, by_scope_priors, linked_note, reason_group, run_notes, standing, top
 from sv_scrapy.core.escape import h, safe_href
 from sv_scrapy.core.page.prefilter import PRIORS
 from sv_scrapy.core.report.claimtext import claim_html
@@ -99,6 +99,11 @@ def _hint(item: Mapping[str, Any]) -> str:
 
 
 def _now(item: Mapping[str, Any]) -> str:
+    linked = f"<br><small>{linked_note(item, _link)}</small>" if linked_note(item) else ""
+    return _now_excerpt(item) + linked
+
+
+def _now_excerpt(item: Mapping[str, Any]) -> str:
     new = item.get("excerpts") or []
     if new:
         return f'<span class="new">{h(new[0], 240)}</span>'
@@ -196,6 +201,10 @@ def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: 
                              html_cmd(group_command(rows))]
                             for reason, rows in b["unavailable"].items()], ["reason", "claims", "where", "review"]),
                     sum(len(r) for r in b["unavailable"].values())),
+           _details("Figure found, other context (TOKENS_PRESENT, but never among the claim's words)",
+                    _table([[_where(i), claim_html(i, 160), _now_excerpt(i), _link(i.get("final_url") or i["source_url"])]
+                            for i in top(b["other_context"], everything)], ["where", "claim", "first excerpt", "page"]),
+                    len(b["other_context"])),
            _details("PDF_NO_TEXT", _table([[_where(i), _link(i["source_url"]), html_cmd(item_command(i))]
                                            for i in top(b["pdf_no_text"], everything)],
                                           ["where", "PDF", "review"]), len(b["pdf_no_text"]))]

@@ -17,7 +17,7 @@ from typing import Any
 from sv_scrapy.core.audit.history import comparison, delta
 from sv_scrapy.core.audit.news import NEW_CLAIM, NEWS_SECTIONS, STALE_CHANGED, VANISHED, news
 from sv_scrapy.core.audit.reviews import expired_news, quiet
-from sv_scrapy.core.audit.stats import buckets, reason_group, run_notes, standing, top
+from sv_scrapy.core.audit.stats import buckets, linked_note, reason_group, run_notes, standing, top
 from sv_scrapy.core.escape import md, md_code, md_inline, md_text
 from sv_scrapy.core.report.claimtext import claim_md
 from sv_scrapy.core.report.issuecut import GITHUB_ISSUE_LIMIT, Section, fit, join
@@ -93,6 +93,8 @@ def claim_block(item: Mapping[str, Any]) -> str:
         lines.append("  - now: _(the figure is not on the page, nor the claim's words)_")
     if _hint(item):
         lines.append(f"  - {_hint(item)}")
+    if linked_note(item):
+        lines.append(f"  - {linked_note(item, md_url)}")
     diff = item.get("change_diff") or []
     if diff:
         lines.append("  - changed lines: " + " · ".join(md_inline(d[:160]) for d in diff[:6]))
@@ -171,7 +173,7 @@ def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: 
     absent = b["tokens_absent"]
     out.append(_table(["where", "claim", "page now says", "page read", "review"],
                       [[where(i), claim_md(i, 140), " · ".join(filter(None, [md_inline(str(i.get("page_hint") or "")),
-                                                                           md_verdict(i)])),
+                                                                           linked_note(i, md_url), md_verdict(i)])),
                         md_url(i.get("final_url") or i["source_url"]), md_cmd(item_command(i))]
                        for i in top(absent, top_n)],
                       f"### `TOKENS_ABSENT` — {len(absent)} standing"))
@@ -187,6 +189,13 @@ def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: 
                         md_cmd(group_command(rows))]
                        for reason, rows in b["unavailable"].items()],
                       f"### Unavailable, by reason — {sum(len(r) for r in b['unavailable'].values())} standing"))
+    other = b["other_context"]
+    if other:
+        out.append(_table(["where", "claim", "first excerpt", "page"],
+                          [[where(i), claim_md(i, 140), _quote(str((i.get("excerpts") or [""])[0])[:240]),
+                            md_url(i.get("final_url") or i["source_url"])] for i in top(other, top_n)],
+                          f"### Figure found, other context — {len(other)} (the figure stands on the page, but never "
+                          "among the claim's words: `TOKENS_PRESENT` still)"))
     scans = b["pdf_no_text"]
     out.append(_table(["where", "PDF", "review"], [[where(i), md_url(i["source_url"]), md_cmd(item_command(i))]
                                                    for i in top(scans, top_n)],

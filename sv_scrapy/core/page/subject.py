@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sv_scrapy.core.claims.markdown import plain
 from sv_scrapy.core.figures.values import extract_values
-from sv_scrapy.core.report.claimtext import plain
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _STAMP = re.compile(r"\((?:[^()]*\b(?:verified|stale|as of|as researched)\b[^()]*)\)", re.IGNORECASE)
