@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sv_scrapy.llm.cost import CHARS_PER_TOKEN, PDF_PAGE_TOKENS
+from sv_scrapy.llm.cost import PDF_PAGE_TOKENS, tokens_of
 from sv_scrapy.llm.schema import TOOL_NAME, VERDICT_TOOL
 
 SYSTEM = """You check ONE claim from a due-diligence playbook against the page it cites, for a human reviewer.
@@ -79,12 +79,20 @@ def claim_block(item: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Shape:
-    """How every request of a run is shaped: model, output budget, thinking, cache TTL."""
+    """How every request of a run is shaped: model, output budget, thinking, cache TTL, and whether
+    the verdict tool is forced (decided before the first claim from what the model supports,
+    ``sv_scrapy.llm.models``; None: forced exactly when thinking is off)."""
 
     model: str
     max_tokens: int
     thinking: str = "off"  # off: sent as disabled, the tool forced; default: not sent; adaptive
     cache_ttl: str | None = None  # "5m" | "1h" | None: no marker (the prefix is under the minimum)
+    forced: bool | None = None
+    strict: bool = True  # the verdict tool's input held to its schema (where the model has structured outputs)
+
+    @property
+    def forces_tool(self) -> bool:
+        return self.thinking == "off" and self.forced is not False
 
 
 def prefix_chars() -> int:
@@ -104,7 +112,7 @@ def build_params(item: Mapping[str, Any], shape: Shape, evidence: list[str] | No
     if shape.cache_ttl:
         system["cache_control"] = {"type": "ephemeral", "ttl": shape.cache_ttl}
     content: list[dict[str, Any]] = [{"type": "text", "text": "Claim:\n" + claim_block(item)}]
-    forced = shape.thinking == "off"
+    forced = shape.forces_tool
     if pdf is not None:
         document: dict[str, Any] = {
             "type": "document",
@@ -126,8 +134,10 @@ def build_params(item: Mapping[str, Any], shape: Shape, evidence: list[str] | No
         "model": shape.model,
         "max_tokens": shape.max_tokens,
         "system": [system],
-        "tools": [VERDICT_TOOL],
-        "tool_choice": {"type": "tool", "name": TOOL_NAME} if forced else {"type": "auto"},
+        "tools": [VERDICT_TOOL if shape.strict else {k: v for k, v in VERDICT_TOOL.items() if k != "strict"}],
+        # one verdict a claim: a second record_verdict in the same turn would silently win
+        "tool_choice": {"type": "tool", "name": TOOL_NAME, "disable_parallel_tool_use": True} if forced
+        else {"type": "auto", "disable_parallel_tool_use": True},
         "messages": [{"role": "user", "content": content}],
     }
     if shape.thinking == "off":
@@ -149,10 +159,10 @@ def count_params(params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def estimate_input_tokens(params: Mapping[str, Any], pdf_pages: int = 0) -> int:
-    """A deliberately generous estimate: 3 characters a token, each PDF page ~3,000 tokens."""
+    """The fallback estimate: 2.5 characters a token (the current tokenizer), each PDF page ~3,000 tokens."""
     chars = prefix_chars()
     for block in params["messages"][0]["content"]:
         if block["type"] == "text":
             chars += len(block["text"])
     documents = sum(1 for b in params["messages"][0]["content"] if b["type"] == "document")
-    return chars // CHARS_PER_TOKEN + (max(1, pdf_pages) * PDF_PAGE_TOKENS if documents else 0)
+    return tokens_of(chars) + (max(1, pdf_pages) * PDF_PAGE_TOKENS if documents else 0)
