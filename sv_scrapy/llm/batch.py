@@ -156,7 +156,7 @@ class BatchRunner:
             if refused:
                 self.failed[key] = self.gate.refused(refused)
                 continue
-            self.reserved[key] = self.reserved.get(key, 0.0) + cost
+            self.reserved[key] = cost
             admitted[key] = params
         jobs = admitted
         ids = {custom_id(k): k for k in jobs}
@@ -210,7 +210,8 @@ class BatchRunner:
         for part in [p for p in parts if p["round"] == round_no]:
             out.update(self.collect(part["batch_id"], part["ids"]))
         for key, outcome in out.items():  # what came back replaces its worst case in the spent cost
-            self.gate.release(self.reserved.pop(key, 0.0), outcome.calls)
+            if key in self.reserved:
+                self.gate.release(self.reserved.pop(key), outcome.calls)
         return out
 
     def _again(self, params: Mapping[str, Any], outcome: Outcome) -> tuple[dict[str, Any] | None, str]:

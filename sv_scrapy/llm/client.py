@@ -212,6 +212,7 @@ class Gate:
         self.cond = threading.Condition()
         self.spent = 0.0
         self.in_flight = 0.0
+        self.sending = 0  # requests in flight (counted, not inferred from the float sum)
         self.stopped = ""  # why nothing more is sent
         self.stopped_by = ""  # the reason code: cost_cap, or the fatal error's
         self.fatal: Outcome | None = None
@@ -230,8 +231,9 @@ class Gate:
                     return self.stopped
                 if self.cap is None or self.spent + self.in_flight + worst <= self.cap:
                     self.in_flight += worst
+                    self.sending += 1
                     return ""
-                if self.in_flight <= 0 or not wait:
+                if self.sending <= 0 or not wait:
                     self.stopped_by = COST_CAP
                     self.stopped = (f"--max-cost-usd {self.cap:g} reached: ${self.spent:.4f} spent, the next request "
                                     f"could cost up to ${worst:.4f}")
@@ -241,7 +243,8 @@ class Gate:
 
     def release(self, worst: float, calls: list[Usage]) -> None:
         with self.cond:
-            self.in_flight = max(0.0, self.in_flight - worst)
+            self.sending = max(0, self.sending - 1)
+            self.in_flight = max(0.0, self.in_flight - worst) if self.sending else 0.0
             if self.prices is not None:
                 self.spent += sum(call_cost(u, self.prices, self.batch) for u in calls)
             self.cond.notify_all()

@@ -14,7 +14,8 @@ the cache lines, ``cache_creation`` by TTL, ``cache_read_input_tokens``).
 Answers are scripted per claim id (read from the request's claim block): a verdict through
 the tool, a text-only reply, failures before success, a reply cut at ``max_tokens`` below a
 given budget, a refusal, a forced tool refused, citations, a batch result errored (of a given
-error type), expired or canceled. Tokens are counted at 4 characters a token and 1,500 a PDF
+error type), expired or canceled. Tokens are counted at 2.5 characters a token (the current
+tokenizer's ratio on this text) and 1,500 a PDF
 page; every billed usage is kept in ``usages`` so a test can price it independently.
 
 The Models API and the rules that differ by model (``MODELS``): ``GET /v1/models[/{id}]`` with
@@ -31,6 +32,7 @@ seconds) past the client's timeout. ``log`` holds every request as (method, path
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import itertools
 import json
@@ -114,6 +116,10 @@ def prefix_chars(params: dict[str, Any]) -> int:
                                                           if isinstance(b, dict))
 
 
+def tokens_of_chars(chars: int) -> int:
+    return chars * 2 // 5
+
+
 def count_input_tokens(params: dict[str, Any]) -> int:
     system = params.get("system") or []
     chars = prefix_chars(params) + (len(system) if isinstance(system, str) else 0)
@@ -124,7 +130,7 @@ def count_input_tokens(params: dict[str, Any]) -> int:
                 chars += len(block.get("text", ""))
     for _, data in _documents(params):
         tokens += pdf_pages(data) * PAGE_TOKENS
-    return chars // 4 + tokens
+    return tokens_of_chars(chars) + tokens
 
 
 def claim_id_of(params: dict[str, Any]) -> str:
@@ -254,7 +260,7 @@ class AnthropicStub:
         total = count_input_tokens(params)
         marker = next((b["cache_control"] for b in params.get("system") or []
                        if isinstance(b, dict) and b.get("cache_control")), None)
-        prefix = prefix_chars(params) // 4
+        prefix = tokens_of_chars(prefix_chars(params))
         read = written = 0
         ttl = "5m"
         floor = self.cache_min_tokens or int(self.models.get(params.get("model", ""), {}).get("cache_min", 4096))
@@ -321,10 +327,8 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-        try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
             self._send_json(status, body, headers)
-        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
-            pass
 
     def _send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
@@ -462,9 +466,9 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorized(path, "GET"):
             return
         if path == "/v1/models":
-            data = [model_info(k, v) for k, v in self.stub.models.items()]
-            self._json(200, {"data": data, "has_more": False, "first_id": data[0]["id"] if data else None,
-                             "last_id": data[-1]["id"] if data else None})
+            infos = [model_info(k, v) for k, v in self.stub.models.items()]
+            self._json(200, {"data": infos, "has_more": False, "first_id": infos[0]["id"] if infos else None,
+                             "last_id": infos[-1]["id"] if infos else None})
             return
         if path.startswith("/v1/models/"):
             model_id = path[len("/v1/models/"):]
