@@ -218,3 +218,24 @@ def test_config_models_table_is_checked(tmp_path: Path) -> None:
     PathConfig.write_text(json.dumps(doc), encoding="utf-8")
     llm = load_config(env["SV_CONFIG_DIR"]).llm
     assert llm["models"]["claude-x"]["cache_min_tokens"] == 1024 and "claude-sonnet-5-5" in llm["models"]
+
+
+@pytest.mark.parametrize("mode", ["sync", "batch"])
+def test_structured_output_where_the_config_asks(tmp_path: Path, mode: str) -> None:
+    """``llm.models.<id>.output: json``: the verdict comes back as the answer itself through
+    ``output_config.format`` (no tool), and passes the same guardrails."""
+    cases = {k: CASES[k] for k in ("xx:1:honest", "xx:2:fabricated", "xx:9:textonly", "xx:15:mismatch")}
+    out = make_workspace(tmp_path / "out", cases)
+    env = {**config_with(tmp_path, models={"claude-sonnet-5-5": {
+        "prices_usd_per_mtok": {"input": 2.0, "output": 10.0}, "thinking": "adaptive", "output": "json"}}),
+        "SV_LLM_POLL_SECONDS": "0.05"}
+    with AnthropicStub(scripts(cases), polls_before_end=1) as stub:
+        result = verify(out, stub, "--model", "claude-sonnet-5-5", "--mode", mode, env=env)
+        refusals, requests = list(stub.refusals), list(stub.requests)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert refusals == [] and all("tools" not in r and r["output_config"]["format"]["type"] == "json_schema"
+                                  for r in requests)
+    doc, _ = report(out)
+    got = {v["id"]: v["verdict"] for v in doc["verdicts"]}
+    assert got == {k: exp for k, (_, _, exp) in cases.items()}
+    assert doc["output"] == "json" and "structured output" in doc["request_shape"]

@@ -134,7 +134,8 @@ class Command(SvCommand):
                 log(f"model {model}: {mshape.why}")
         prefix_tokens = tokens_of(prefix_chars())
         cache_ttl = ("1h" if batch else "5m") if prefix_tokens >= cache_min else None
-        shape = Shape(model, llm["max_tokens"], mshape.thinking, cache_ttl, forced=mshape.forced, strict=mshape.strict)
+        shape = Shape(model, llm["max_tokens"], mshape.thinking, cache_ttl, forced=mshape.forced, strict=mshape.strict,
+                      output=mshape.output)
         plan = plan_jobs(items, store, shape, llm["evidence_chars"])
 
         counted = count_tokens(client, plan.jobs, llm["concurrency"], log) \
@@ -196,7 +197,8 @@ class Command(SvCommand):
         spent = billed(calls, prices, batch)
         doc_out = {
             "generated_at": rt.clock.iso(), "scope": scope, "model": model,
-            "mode": mode, "source": source, "thinking": shape.thinking, "tool_forced": shape.forces_tool,
+            "mode": mode, "source": source, "thinking": shape.thinking,
+            "tool_forced": shape.forces_tool and shape.output == "tool", "output": shape.output,
             "request_shape": mshape.why, "prompt_cache": cache_ttl, "max_cost_usd": max_cost,
             "estimate": est,
             "usage": {**usage.as_dict(), "cost_usd": None if spent is None else round(spent, 6),

@@ -89,6 +89,7 @@ class BatchRunner:
         self.gate = gate or Gate()
         self.worst = worst
         self.reserved: dict[str, float] = {}  # item id -> its worst case, counted in flight until collected
+        self.structured: set[str] = set()  # item ids asked for structured output (output_config.format)
 
     # -- saved state ---------------------------------------------------------------------
     def _part_path(self, batch_id: str) -> Path:
@@ -191,7 +192,7 @@ class BatchRunner:
                 continue
             result = entry.result
             if result.type == "succeeded":
-                outcomes[item_id] = parse_message(result.message)
+                outcomes[item_id] = parse_message(result.message, item_id in self.structured)
             elif result.type == "errored":
                 err = getattr(getattr(result, "error", None), "error", None)
                 etype, message = str(getattr(err, "type", "") or ""), str(getattr(err, "message", "") or "")
@@ -222,6 +223,7 @@ class BatchRunner:
     # -- the whole run -------------------------------------------------------------------
     def run(self, jobs: Mapping[str, Mapping[str, Any]], meta: Mapping[str, Any], resume: str | None = None
             ) -> dict[str, Outcome]:
+        self.structured = {k for k, p in jobs.items() if "output_config" in p}
         group, parts = self._load_group(resume) if resume else (uuid.uuid4().hex[:16], [])
         covered = {k for p in parts if p["round"] == 1 for k in p["ids"].values()}
         self.submit({k: v for k, v in jobs.items() if k not in covered}, group, 1, parts, meta)

@@ -27,6 +27,7 @@ stops sending, said so.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import threading
@@ -101,7 +102,7 @@ def make_client(max_retries: int, timeout_s: float) -> Any:
     return anthropic.Anthropic(api_key=key, max_retries=0, timeout=timeout_s)
 
 
-def parse_message(message: Any) -> Outcome:
+def parse_message(message: Any, structured: bool = False) -> Outcome:
     stop = str(getattr(message, "stop_reason", "") or "")
     usage = Usage.from_api(getattr(message, "usage", None))
     outcome = Outcome(stop_reason=stop, usage=usage, calls=[usage])
@@ -111,18 +112,27 @@ def parse_message(message: Any) -> Outcome:
     if stop in STOP_NOTES:
         outcome.kind, outcome.error = MODEL, STOP_NOTES[stop]
         return outcome
+    texts: list[str] = []
     for block in getattr(message, "content", None) or []:
         kind = getattr(block, "type", "")
         if kind == "tool_use" and getattr(block, "name", "") == TOOL_NAME:
             value = getattr(block, "input", None)
             outcome.answer = dict(value) if isinstance(value, Mapping) else None
         elif kind == "text":
+            texts.append(str(getattr(block, "text", "") or ""))
             for citation in getattr(block, "citations", None) or []:
                 cited = getattr(citation, "cited_text", None)
                 if cited:
                     outcome.cited_texts.append(str(cited))
+    if outcome.answer is None and structured:  # output_config.format: the text is the verdict object
+        try:
+            value = json.loads("".join(texts))
+        except ValueError:
+            value = None
+        outcome.answer = dict(value) if isinstance(value, Mapping) else None
     if outcome.answer is None:
-        outcome.kind, outcome.error = MODEL, "the model answered without calling record_verdict"
+        outcome.kind, outcome.error = MODEL, ("the structured answer was not a verdict object" if structured
+                                              else "the model answered without calling record_verdict")
     return outcome
 
 
@@ -272,7 +282,7 @@ def send(client: Any, key: str, params: Mapping[str, Any], gate: Gate, worst: Wo
             return gate.refused(refused)
         got = Outcome(kind=API, reason="error", error="no response")
         try:
-            got = parse_message(client.messages.create(**params))
+            got = parse_message(client.messages.create(**params), structured="output_config" in params)
         except Exception as exc:  # an API failure is reported on its item, never a traceback
             got = from_exception(exc)
         finally:

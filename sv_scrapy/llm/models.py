@@ -4,7 +4,8 @@ An id the API does not know is a user's mistake (one line naming it and the ids 
 exit 2), found before any claim is sent. The request shape comes from what the model supports:
 the Models API's ``capabilities`` where it says (``thinking.types.disabled`` / ``adaptive``,
 ``structured_outputs``), else the per-model table ``llm.models.<id>`` in config (``thinking``,
-``forced_tool``); never from a 400 at claim time. A forced tool goes only with thinking off (the
+``forced_tool``, ``output``: ``json`` asks for the verdict as structured output through
+``output_config.format`` instead of the tool); never from a 400 at claim time. A forced tool goes only with thinking off (the
 API refuses a forced tool next to thinking), so a model that cannot turn thinking off gets
 ``tool_choice: auto``.
 """
@@ -27,6 +28,7 @@ class ModelShape:
     forced: bool  # the verdict tool forced (only with thinking off)
     strict: bool  # the verdict tool held to its schema
     why: str  # one line for the log and the report
+    output: str = "tool"  # tool | json (output_config.format)
 
 
 def _supported(obj: Any, *path: str) -> bool | None:
@@ -82,8 +84,15 @@ def request_shape(preferred: str, info: Any | None, entry: Mapping[str, Any]) ->
     strict = _supported(caps, "structured_outputs") is not False
     if not strict:
         said.append("the Models API says it has no strict tool schemas")
+    output = str(entry.get("output") or "tool")
+    if output == "json" and not strict:
+        output = "tool"
+        said.append("so no structured output either: the tool")
+    if output == "json":
+        forced = False
     source = "; ".join(said) if said else ("as the Models API and config say" if caps is not None
                                             else "the Models API gives no capabilities: as config says")
-    shape = (f"thinking {'disabled' if thinking == 'off' else thinking}, tool_choice "
-             f"{'forced' if forced else 'auto'}{', strict tool' if strict else ''}")
-    return ModelShape(thinking, forced, strict, f"{shape} ({source})")
+    shape = f"thinking {'disabled' if thinking == 'off' else thinking}, " + (
+        "structured output (output_config.format)" if output == "json"
+        else f"tool_choice {'forced' if forced else 'auto'}{', strict tool' if strict else ''}")
+    return ModelShape(thinking, forced, strict, f"{shape} ({source})", output)

@@ -89,6 +89,7 @@ class Shape:
     cache_ttl: str | None = None  # "5m" | "1h" | None: no marker (the prefix is under the minimum)
     forced: bool | None = None
     strict: bool = True  # the verdict tool's input held to its schema (where the model has structured outputs)
+    output: str = "tool"  # tool: the record_verdict tool; json: structured output (output_config.format)
 
     @property
     def forces_tool(self) -> bool:
@@ -108,7 +109,8 @@ def build_params(item: Mapping[str, Any], shape: Shape, evidence: list[str] | No
     cannot cite into page images). The verdict tool is forced only with thinking off: a
     forced tool and thinking do not go together, and the docs disagree on the details.
     """
-    system: dict[str, Any] = {"type": "text", "text": SYSTEM}
+    as_json = shape.output == "json" and not citations  # citations and structured outputs do not go together
+    system: dict[str, Any] = {"type": "text", "text": json_mode(SYSTEM) if as_json else SYSTEM}
     if shape.cache_ttl:
         system["cache_control"] = {"type": "ephemeral", "ttl": shape.cache_ttl}
     content: list[dict[str, Any]] = [{"type": "text", "text": "Claim:\n" + claim_block(item)}]
@@ -124,7 +126,7 @@ def build_params(item: Mapping[str, Any], shape: Shape, evidence: list[str] | No
             content.append({"type": "text", "text": "Quote the PDF with citations first, then call record_verdict."})
             forced = False
         else:
-            content.append({"type": "text", "text": SCAN_NOTE})
+            content.append({"type": "text", "text": json_mode(SCAN_NOTE) if as_json else SCAN_NOTE})
         content.insert(0, document)
     else:
         blocks = "\n---\n".join(fence(e) for e in evidence or []) or "(no text could be read from the page)"
@@ -140,11 +142,21 @@ def build_params(item: Mapping[str, Any], shape: Shape, evidence: list[str] | No
         else {"type": "auto", "disable_parallel_tool_use": True},
         "messages": [{"role": "user", "content": content}],
     }
+    if as_json:  # the answer is the verdict object itself, held to the schema by the API
+        del params["tools"], params["tool_choice"]
+        params["output_config"] = {"format": {"type": "json_schema", "schema": VERDICT_TOOL["input_schema"]}}
     if shape.thinking == "off":
         params["thinking"] = {"type": "disabled"}
     elif shape.thinking == "adaptive":
         params["thinking"] = {"type": "adaptive"}
     return params
+
+
+def json_mode(text: str) -> str:
+    """An instruction reworded for structured output: the verdict is the answer, not a tool call."""
+    return text.replace("Answer by calling the record_verdict tool once.",
+                        "Answer with the verdict object only, as the output format requires.") \
+        .replace("then call record_verdict", "then answer with the verdict object")
 
 
 def with_changes(params: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
@@ -155,7 +167,7 @@ def with_changes(params: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
 def count_params(params: Mapping[str, Any]) -> dict[str, Any]:
     """What ``messages.count_tokens`` takes of a request (it has no ``max_tokens``)."""
     return {k: v for k, v in params.items() if k in ("model", "system", "tools", "tool_choice", "messages",
-                                                     "thinking")}
+                                                     "thinking", "output_config")}
 
 
 def estimate_input_tokens(params: Mapping[str, Any], pdf_pages: int = 0) -> int:

@@ -20,9 +20,11 @@ _LONG = Obj(required={"threshold_tokens": POS_INT, "input": NUM, "output": NUM},
 _PRICES = Obj(required={"input": NUM, "output": NUM},
               optional={**_LINES, "batch_discount": NUM, "long_context": _LONG})
 # llm.models.<id>: what the Models API does not say about a model: its prices, its caching minimum, and
-# the request shape (thinking off/default/adaptive; whether the verdict tool may be forced)
+# the request shape (thinking off/default/adaptive; whether the verdict tool may be forced; output "json":
+# the verdict as structured output through output_config.format instead of the tool)
 _MODEL = Obj(required={}, optional={"prices_usd_per_mtok": _PRICES, "cache_min_tokens": POS_INT,
-                                    "thinking": Str(choices=THINKING), "forced_tool": Bool()})
+                                    "thinking": Str(choices=THINKING), "forced_tool": Bool(),
+                                    "output": Str(choices=("tool", "json"))})
 
 LLM_SPEC = Obj(required={}, optional={
     "model": Str(),

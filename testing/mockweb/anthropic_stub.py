@@ -157,6 +157,13 @@ def check_params(params: dict[str, Any], counting: bool = False, models: dict[st
         raise Refused(400, "invalid_request_error", "thinking.type: 'adaptive' is not supported for this model")
     if (params.get("tool_choice") or {}).get("type") in ("tool", "any") and not rules.get("forced_tool", True):
         raise Refused(400, "invalid_request_error", "tool_choice: forcing tool use is not supported for this model")
+    output_format = (params.get("output_config") or {}).get("format")
+    if output_format is not None and not rules.get("structured", True):
+        raise Refused(400, "invalid_request_error", "output_config.format: not supported for this model")
+    if output_format is not None and output_format.get("type") != "json_schema":
+        raise Refused(400, "invalid_request_error", "output_config.format.type: must be json_schema")
+    if output_format is not None and any((d.get("citations") or {}).get("enabled") for d, _ in _documents(params)):
+        raise Refused(400, "invalid_request_error", "citations are not supported with output_config.format")
     if any(t.get("strict") for t in params.get("tools", [])) and not rules.get("structured", True):
         raise Refused(400, "invalid_request_error", "tools.0.strict: not supported for this model")
     if not counting and (not isinstance(params.get("max_tokens"), int) or params["max_tokens"] < 1):
@@ -294,7 +301,10 @@ class AnthropicStub:
             content.append({"type": "text", "text": "The document says:", "citations": [
                 {"type": "page_location", "cited_text": c, "document_index": 0, "document_title": "doc",
                  "start_page_number": 1, "end_page_number": 2} for c in script["citations"]]})
-        if "tool" in script:
+        if "tool" in script and (params.get("output_config") or {}).get("format"):
+            content.append({"type": "text", "text": json.dumps(script["tool"])})  # the structured answer
+            stop = "end_turn"
+        elif "tool" in script:
             content.append({"type": "tool_use", "id": self.next_id("toolu"), "name": "record_verdict",
                             "input": script["tool"]})
         output = int(script.get("output_tokens", len(json.dumps(script.get("tool", {}))) // 4 + 40))
