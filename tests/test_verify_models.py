@@ -5,6 +5,7 @@ the stub holding the real API's rules."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,33 @@ def test_structured_output_where_the_config_asks(tmp_path: Path, mode: str) -> N
     got = {v["id"]: v["verdict"] for v in doc["verdicts"]}
     assert got == {k: exp for k, (_, _, exp) in cases.items()}
     assert doc["output"] == "json" and "structured output" in doc["request_shape"]
+
+
+@pytest.mark.parametrize("mode", ["sync", "batch"])
+def test_scans_go_once_through_the_files_api(tmp_path: Path, mode: str) -> None:
+    """The scan is uploaded once; the token count, the send and the larger-budget retry name its
+    file_id; the file is deleted after the run; the requests carry far fewer bytes than base64."""
+    from testing.mockweb.pdfgen import scanned_pdf
+
+    cases: Cases = {"xx:13:scan": ({"prior": "PDF_NO_TEXT", "_pdf": scanned_pdf(3)},
+                                   {**CASES["xx:13:scan"][1], "cut": 2000}, "INDETERMINATE"),
+                    "xx:1:honest": CASES["xx:1:honest"]}
+    sent: dict[bool, int] = {}
+    for files_api in (False, True):
+        out = make_workspace(tmp_path / f"w-{files_api}" / "out", cases)
+        env = {**config_with(tmp_path / f"c-{files_api}", files_api=files_api), "SV_LLM_POLL_SECONDS": "0.05"}
+        with AnthropicStub(scripts(cases), polls_before_end=1) as stub:
+            result = verify(out, stub, "--mode", mode, env=env)
+            assert result.returncode == 0, result.stderr[-3000:]
+            scans = [r for r in stub.requests if r["messages"][0]["content"][0]["type"] == "document"]
+            assert len(scans) == 2  # cut at 1,024, asked again with 4,096
+            sources = {json.dumps(r["messages"][0]["content"][0]["source"]["type"]) for r in scans}
+            sent[files_api] = sum(n for path, n in stub.body_bytes.items() if path.startswith("/v1/messages"))
+            if files_api:
+                assert len(stub.files) == 1 and sources == {'"file"'} and stub.deleted == stub.files
+            else:
+                assert stub.files == [] and sources == {'"base64"'}
+        got = {v["id"]: v for v in report(out)[0]["verdicts"]}
+        assert got["xx:13:scan"]["sent_as"] == "pdf-scan" and got["xx:1:honest"]["verdict"] == "MATCH"
+    b64 = len(base64.b64encode(scanned_pdf(3)))
+    assert sent[False] - sent[True] >= 3 * b64 - 600  # the count, the send and the retry each carried it

@@ -30,6 +30,7 @@ from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.llm.batch import BatchRunner
 from sv_scrapy.llm.client import API, REQUEST, Gate, LlmUnavailable, Outcome, count_tokens, make_client, run_sync
 from sv_scrapy.llm.cost import CHARS_PER_TOKEN, billed, cache_hit_share, expected_cost, tokens_of, total, worst_cost
+from sv_scrapy.llm.files import delete_files, upload_scans
 from sv_scrapy.llm.guardrails import apply_guardrails
 from sv_scrapy.llm.jobs import Plan, load_items, parse_only, plan_jobs, select
 from sv_scrapy.llm.models import ModelShape, request_shape, retrieve
@@ -137,6 +138,8 @@ class Command(SvCommand):
         shape = Shape(model, llm["max_tokens"], mshape.thinking, cache_ttl, forced=mshape.forced, strict=mshape.strict,
                       output=mshape.output)
         plan = plan_jobs(items, store, shape, llm["evidence_chars"])
+        uploaded = upload_scans(client, plan.jobs, batch, log) \
+            if plan.jobs and failure is None and llm["files_api"] and not opts.resume else []
 
         counted = count_tokens(client, plan.jobs, llm["concurrency"], log) \
             if plan.jobs and failure is None and llm["count_tokens"] and not opts.resume else None
@@ -178,9 +181,10 @@ class Command(SvCommand):
                                      llm["batch_max_bytes"], llm["max_tokens_retry"], gate=gate, worst=worst)
                 try:
                     outcomes = runner.run(plan.jobs, {**source, "model": model}, resume=opts.resume)
-                except LlmUnavailable as exc:
+                except LlmUnavailable as exc:  # the batch goes on: its files must outlive this process
                     print(f"scrapy verify: error: {exc}", file=sys.stderr)
                     return 1
+        delete_files(client, uploaded)
 
         verdicts = [self.verdict(item, plan, outcomes) for item in items]
         failed = [k for k in plan.jobs if outcomes.get(k, Outcome(kind=API)).kind == API]

@@ -43,6 +43,7 @@ LLM_SPEC = Obj(required={}, optional={
     "cache_min_tokens": POS_INT,
     "prices_usd_per_mtok": _PRICES,
     "expected_output_tokens": POS_INT,
+    "files_api": Bool(),
     "models": MapOf(_MODEL),
 })
 
@@ -72,6 +73,7 @@ LLM_DEFAULTS: dict[str, Any] = {
     "count_tokens": True,
     "cache_min_tokens": 512,
     "expected_output_tokens": 150,
+    "files_api": True,  # scans uploaded once (Files API), named by file_id in every request
     "prices_usd_per_mtok": {"input": 0.10, "output": 0.50, "cache_read": 0.01, "cache_write_5m": 0.125,
                             "cache_write_1h": 0.20, "batch_discount": 0.5,
                             "long_context": {"threshold_tokens": 100_000, "input": 0.50, "output": 2.50,

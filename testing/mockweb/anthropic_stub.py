@@ -39,6 +39,7 @@ import json
 import re
 import threading
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -92,13 +93,34 @@ def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
 
 
+FILES: dict[str, bytes] = {}  # Files API uploads (ids are unique across stubs), file_id -> bytes
+
+
 def _documents(params: dict[str, Any]) -> list[tuple[dict[str, Any], bytes]]:
     out = []
     for message in params.get("messages", []):
         for block in _blocks(message):
-            if block.get("type") == "document" and block.get("source", {}).get("type") == "base64":
-                out.append((block, base64.b64decode(block["source"].get("data", ""))))
+            source = block.get("source", {}) if block.get("type") == "document" else {}
+            if source.get("type") == "base64":
+                out.append((block, base64.b64decode(source.get("data", ""))))
+            elif source.get("type") == "file":
+                if source.get("file_id") not in FILES:
+                    raise Refused(404, "not_found_error", f"file_id {source.get('file_id')!r}: no such file")
+                out.append((block, FILES[source["file_id"]]))
     return out
+
+
+def _multipart_file(content_type: str, raw: bytes) -> bytes | None:
+    """The ``file`` part of a multipart/form-data body."""
+    from email.parser import BytesParser
+    from email.policy import HTTP
+
+    message = BytesParser(policy=HTTP).parsebytes(f"Content-Type: {content_type}\r\n\r\n".encode() + raw)
+    for part in message.iter_parts():
+        if part.get_param("name", header="content-disposition") == "file":
+            payload = part.get_payload(decode=True)
+            return payload if isinstance(payload, bytes) else None
+    return None
 
 
 def pdf_pages(data: bytes) -> int:
@@ -211,6 +233,9 @@ class AnthropicStub:
         self.message_posts = 0  # POST /v1/messages received, answered or not
         self.answered = 0  # messages answered 200
         self.after_stop: list[str] = []  # requests received after the first spend-limit answer
+        self.body_bytes: dict[str, int] = {}  # path -> request body bytes received (what a client sent)
+        self.files: list[str] = []  # file ids uploaded to this stub
+        self.deleted: list[str] = []
         self.requests: list[dict[str, Any]] = []  # every /v1/messages body that was answered, with "_tokens"
         self.usages: list[dict[str, Any]] = []  # every billed usage: {"usage": ..., "batch": bool}
         self.refusals: list[tuple[int, str]] = []  # (status, message) of every refused request
@@ -396,6 +421,20 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0].rstrip("/")
         if not self._authorized(path, "POST"):
             return
+        with self.stub._lock:
+            self.stub.body_bytes[path] = self.stub.body_bytes.get(path, 0) + length
+        if path == "/v1/files":
+            data = _multipart_file(self.headers.get("Content-Type", ""), raw)
+            if not data or not data.startswith(b"%PDF"):
+                self._refuse(Refused(400, "invalid_request_error", "file: a PDF is required"))
+                return
+            file_id = f"file_stub_{uuid.uuid4().hex[:20]}"
+            with self.stub._lock:
+                FILES[file_id] = data
+                self.stub.files.append(file_id)
+            self._json(200, {"id": file_id, "type": "file", "filename": "scan.pdf", "mime_type": "application/pdf",
+                             "size_bytes": len(data), "created_at": _now(), "downloadable": False})
+            return
         limit = self.stub.batch_max_bytes if path.endswith("/batches") else MAX_REQUEST_BYTES
         try:
             if length > limit:
@@ -470,6 +509,19 @@ class _Handler(BaseHTTPRequestHandler):
                 "request_counts": counts, "ended_at": _now() if ended else None, "created_at": batch["created_at"],
                 "expires_at": expires, "cancel_initiated_at": None, "archived_at": None,
                 "results_url": f"{self.stub.base_url}/v1/messages/batches/{batch_id}/results" if ended else None}
+
+    def do_DELETE(self) -> None:  # noqa: N802
+        path = self.path.split("?")[0].rstrip("/")
+        if not self._authorized(path, "DELETE"):
+            return
+        file_id = path.rsplit("/", 1)[-1]
+        if not path.startswith("/v1/files/") or file_id not in FILES:
+            self._json(404, _error("not_found_error", path))
+            return
+        with self.stub._lock:
+            del FILES[file_id]
+            self.stub.deleted.append(file_id)
+        self._json(200, {"id": file_id, "type": "file_deleted"})
 
     def do_GET(self) -> None:  # noqa: N802
         path = self.path.split("?")[0].rstrip("/")
