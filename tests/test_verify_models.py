@@ -270,3 +270,20 @@ def test_scans_go_once_through_the_files_api(tmp_path: Path, mode: str) -> None:
         assert got["xx:13:scan"]["sent_as"] == "pdf-scan" and got["xx:1:honest"]["verdict"] == "MATCH"
     b64 = len(base64.b64encode(scanned_pdf(3)))
     assert sent[False] - sent[True] >= 3 * b64 - 600  # the count, the send and the retry each carried it
+
+
+def test_a_retired_model_is_exit_2_and_the_budget_fits_the_model(tmp_path: Path) -> None:
+    cases: Cases = {"xx:1:cut": ({}, {**HONEST, "cut": 2000}, "MATCH")}  # cut at 1,024, asked again
+    out = make_workspace(tmp_path / "out", cases)
+    small = {**MODELS["claude-haiku-5-5"], "max_tokens": 3000}  # under llm.max_tokens_retry (4,096)
+    models = {**MODELS, "claude-haiku-5-5": small, "claude-old-3": {**small, "lifecycle": "retired"}}
+    env = config_with(tmp_path, models={"claude-old-3": {"prices_usd_per_mtok": {"input": 1.0, "output": 5.0}}})
+    with AnthropicStub(scripts(cases), models=models) as stub:
+        line = one_line_error(verify(out, stub, "--model", "claude-old-3", env=env))
+        assert "retired" in line and not posted_messages(stub)
+        result = verify(out, stub, env=env)
+        budgets = [r["max_tokens"] for r in stub.requests]
+        refusals = list(stub.refusals)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert budgets == [1024, 3000] and refusals == []  # the retry's budget held under the model's max_tokens
+    assert report(out)[0]["verdicts"][0]["verdict"] == "MATCH"

@@ -33,7 +33,7 @@ from sv_scrapy.llm.cost import CHARS_PER_TOKEN, billed, cache_hit_share, expecte
 from sv_scrapy.llm.files import delete_files, upload_scans
 from sv_scrapy.llm.guardrails import apply_guardrails
 from sv_scrapy.llm.jobs import Plan, load_items, parse_only, plan_jobs, select
-from sv_scrapy.llm.models import ModelShape, request_shape, retrieve
+from sv_scrapy.llm.models import ModelShape, output_budget, request_shape, retrieve
 from sv_scrapy.llm.prompts import Shape, estimate_input_tokens, prefix_chars
 from sv_scrapy.llm.report import render_verify_markdown
 from sv_scrapy.llm.settings import for_model, model_entry
@@ -125,8 +125,10 @@ class Command(SvCommand):
         client = make_client(llm["max_retries"], llm["timeout_seconds"]) if plan.jobs else None
         mshape = ModelShape(llm["thinking"], llm["thinking"] == "off", True, "")
         failure: Outcome | None = None
+        max_tokens, retry_budget = llm["max_tokens"], llm["max_tokens_retry"]
         if plan.jobs:
             info, failure = retrieve(client, model)  # an unknown id: exit 2 here, before any claim
+            max_tokens, retry_budget = output_budget(info, max_tokens, retry_budget)
             if prices is None and not opts.price_unknown_ok:
                 raise ArgumentError(f"--model {model!r}: no prices in config (llm.models.{model}.prices_usd_per_mtok); "
                                     f"add them, or pass --price-unknown-ok to run it with its cost unreported")
@@ -135,7 +137,7 @@ class Command(SvCommand):
                 log(f"model {model}: {mshape.why}")
         prefix_tokens = tokens_of(prefix_chars())
         cache_ttl = ("1h" if batch else "5m") if prefix_tokens >= cache_min else None
-        shape = Shape(model, llm["max_tokens"], mshape.thinking, cache_ttl, forced=mshape.forced, strict=mshape.strict,
+        shape = Shape(model, max_tokens, mshape.thinking, cache_ttl, forced=mshape.forced, strict=mshape.strict,
                       output=mshape.output)
         plan = plan_jobs(items, store, shape, llm["evidence_chars"])
         uploaded = upload_scans(client, plan.jobs, batch, log) \
@@ -146,14 +148,14 @@ class Command(SvCommand):
         sizes = {k: counted[k] if counted and k in counted else estimate_input_tokens(p, plan.pdf_pages.get(k, 0))
                  for k, p in plan.jobs.items()}
         est_in = sum(sizes.values())
-        est_out = len(plan.jobs) * llm["max_tokens"]
+        est_out = len(plan.jobs) * max_tokens
         est = {"input_tokens": est_in, "output_tokens": est_out, "counted_by_api": bool(counted),
                "chars_per_token": None if counted else CHARS_PER_TOKEN, "cost_usd": None, "worst_cost_usd": None}
         if prices is not None:
             est["cost_usd"] = round(expected_cost(sizes.values(), min(prefix_tokens, min(sizes.values(), default=0)),
                                                   llm["expected_output_tokens"], prices, batch, cache_ttl), 6)
-            est["worst_cost_usd"] = round(sum(worst_cost(n, llm["max_tokens"], prices, batch)
-                                              + worst_cost(n, llm["max_tokens_retry"], prices, batch)
+            est["worst_cost_usd"] = round(sum(worst_cost(n, max_tokens, prices, batch)
+                                              + worst_cost(n, retry_budget, prices, batch)
                                               for n in sizes.values()), 6)
         dollars = (f"expected ~${est['cost_usd']:.4f}, worst case ≤ ${est['worst_cost_usd']:.4f}"
                    if prices is not None else "cost unknown (no prices for this model)")
@@ -173,12 +175,12 @@ class Command(SvCommand):
                         for k in plan.jobs}
         elif plan.jobs:
             if not batch:
-                outcomes = run_sync(client, plan.jobs, llm["concurrency"], llm["max_tokens_retry"], gate, worst,
+                outcomes = run_sync(client, plan.jobs, llm["concurrency"], retry_budget, gate, worst,
                                     llm["max_retries"], warm_first=bool(cache_ttl))
             else:
                 poll = float(os.environ.get("SV_LLM_POLL_SECONDS") or llm["poll_seconds"])
                 runner = BatchRunner(client, self.reports_dir(rt.output_dir), poll, log, llm["batch_max_requests"],
-                                     llm["batch_max_bytes"], llm["max_tokens_retry"], gate=gate, worst=worst)
+                                     llm["batch_max_bytes"], retry_budget, gate=gate, worst=worst)
                 try:
                     outcomes = runner.run(plan.jobs, {**source, "model": model}, resume=opts.resume)
                 except LlmUnavailable as exc:  # the batch goes on: its files must outlive this process

@@ -54,7 +54,7 @@ def retrieve(client: Any, model: str) -> tuple[Any | None, Outcome | None]:
     import anthropic
 
     try:
-        return client.with_options(max_retries=2).models.retrieve(model), None
+        info = client.with_options(max_retries=2).models.retrieve(model)
     except anthropic.NotFoundError:
         ids = known_ids(client)
         raise ArgumentError(f"--model {model!r}: the Models API does not know this id (known: "
@@ -63,6 +63,17 @@ def retrieve(client: Any, model: str) -> tuple[Any | None, Outcome | None]:
         failure = from_exception(exc)
         failure.fatal = True
         return None, failure
+    if getattr(info, "lifecycle", "") == "retired":  # inference requests naming it fail
+        raise ArgumentError(f"--model {model!r}: the Models API says this model is retired")
+    return info, None
+
+
+def output_budget(info: Any | None, max_tokens: int, retry_budget: int) -> tuple[int, int]:
+    """The output budgets, held under the model's own ``max_tokens`` when the Models API gives it."""
+    ceiling = getattr(info, "max_tokens", None)
+    if isinstance(ceiling, int) and ceiling > 0:
+        return min(max_tokens, ceiling), min(retry_budget, ceiling)
+    return max_tokens, retry_budget
 
 
 def request_shape(preferred: str, info: Any | None, entry: Mapping[str, Any]) -> ModelShape:

@@ -67,8 +67,8 @@ def model_info(model_id: str, rules: dict[str, Any]) -> dict[str, Any]:
         return {"supported": flag}
 
     return {"type": "model", "id": model_id, "display_name": rules.get("display_name", model_id),
-            "created_at": "2026-10-07T00:00:00Z", "lifecycle": "active", "max_input_tokens": 200_000,
-            "max_tokens": 64_000,
+            "created_at": "2026-10-07T00:00:00Z", "lifecycle": rules.get("lifecycle", "active"),
+            "max_input_tokens": 200_000, "max_tokens": rules.get("max_tokens", 64_000),
             "capabilities": {
                 "batch": yes(True), "citations": yes(True), "code_execution": yes(False),
                 "context_management": {"supported": False, "clear_thinking_20251015": None,
@@ -170,8 +170,11 @@ def check_params(params: dict[str, Any], counting: bool = False, models: dict[st
     if not params.get("model"):
         raise Refused(400, "invalid_request_error", "model: Field required")
     rules = (models if models is not None else MODELS).get(params["model"])
-    if rules is None:
+    if rules is None or rules.get("lifecycle") == "retired":
         raise Refused(404, "not_found_error", f"model: {params['model']}")
+    if not counting and params["max_tokens"] > int(rules.get("max_tokens", 64_000)):
+        raise Refused(400, "invalid_request_error", f"max_tokens: at most {rules.get('max_tokens', 64_000)} "
+                                                    f"for this model")
     thinking_type = (params.get("thinking") or {}).get("type")
     if thinking_type == "disabled" and not rules.get("disabled", True):
         raise Refused(400, "invalid_request_error", "thinking.type: 'disabled' is not supported for this model")
