@@ -50,7 +50,7 @@ def upload_scans(client: Any, jobs: Mapping[str, dict[str, Any]], batch: bool, l
                 block["source"] = {"type": "file", "file_id": by_hash[digest]}
     ids = [i for i in by_hash.values() if i]
     if ids:
-        log(f"{len(ids)} scan(s) uploaded once through the Files API ({saved / 1e6:.2f} MB of base64 no longer "
+        log(f"{len(ids)} scan(s) uploaded once through the Files API ({saved:,} bytes of base64 no longer "
             f"repeated in each request)")
     return ids
 
