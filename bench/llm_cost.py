@@ -18,6 +18,7 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
@@ -27,7 +28,7 @@ from sv_scrapy.core.claims.claims import extract_corpus  # noqa: E402
 from sv_scrapy.core.page.prefilter import PrefilterSettings, prior_for_text  # noqa: E402
 from sv_scrapy.llm.batch import BatchRunner  # noqa: E402
 from sv_scrapy.llm.client import Outcome, make_client, run_sync  # noqa: E402
-from sv_scrapy.llm.cost import CHARS_PER_TOKEN, Usage, cache_hit_share, cost_usd, total  # noqa: E402
+from sv_scrapy.llm.cost import Usage, billed, cache_hit_share, tokens_of, total  # noqa: E402
 from sv_scrapy.llm.prompts import Shape, build_params, estimate_input_tokens, prefix_chars, widen  # noqa: E402
 from sv_scrapy.llm.settings import for_model  # noqa: E402
 from sv_scrapy.runtime import Runtime  # noqa: E402
@@ -49,14 +50,17 @@ def jobs_for(corpus: Path, shape: Shape) -> dict[str, dict[str, object]]:
     return jobs
 
 
-def line(name: str, outcomes: dict[str, Outcome], prices: dict[str, float], batch: bool) -> tuple[Usage, float]:
+def line(name: str, outcomes: dict[str, Outcome], prices: dict[str, Any], batch: bool) -> tuple[Usage, float]:
     usage = total(o.usage for o in outcomes.values())
-    dollars = cost_usd(usage, prices, batch)
+    calls = [u for o in outcomes.values() for u in o.calls]
+    dollars = billed(calls, prices, batch) or 0.0
     per_claim = [o.usage.prompt_tokens for o in outcomes.values()]
+    later = total(calls[1:])  # after the first request, which writes the cache
     print(f"  {name:5} input tokens a claim (as billed: uncached + cache writes + reads) mean "
           f"{statistics.mean(per_claim):,.0f}, median {statistics.median(per_claim):,.0f}, max {max(per_claim):,}; "
-          f"output {usage.output_tokens / len(outcomes):,.0f}; cache hit share {cache_hit_share(usage):.0%}; "
-          f"cost ${dollars:.4f} (${dollars / len(outcomes) * 1000:.3f} per 1,000 claims)")
+          f"output {usage.output_tokens / len(outcomes):,.0f}; cache hit share {cache_hit_share(usage):.1%} "
+          f"({cache_hit_share(later):.1%} after the first request); "
+          f"cost ${dollars:.4f} (${dollars / len(outcomes) * 1000:.4f} per 1,000 claims)")
     return usage, dollars
 
 
@@ -68,8 +72,9 @@ def main() -> int:
         print(f"skip: corpus slice not found at {args.corpus}", file=sys.stderr)
         return 0
     llm = load_config(PROJECT_DIR / "config").llm  # sv_scrapy's llm section (the slice's config has none)
-    prices, cache_min, _ = for_model(llm, llm["model"])
-    prefix = prefix_chars() // CHARS_PER_TOKEN
+    prices, cache_min = for_model(llm, llm["model"])
+    assert prices is not None
+    prefix = tokens_of(prefix_chars())
     results = {}
     with AnthropicStub(polls_before_end=0, cache_min_tokens=cache_min) as stub, tempfile.TemporaryDirectory() as tmp:
         os.environ.update(stub.env())
@@ -78,7 +83,8 @@ def main() -> int:
             shape = Shape(llm["model"], llm["max_tokens"], llm["thinking"], ttl if prefix >= cache_min else None)
             jobs = jobs_for(args.corpus, shape)
             if mode == "sync":
-                outcomes = run_sync(client, jobs, llm["concurrency"], llm["max_tokens_retry"])
+                outcomes = run_sync(client, jobs, llm["concurrency"], llm["max_tokens_retry"],
+                                    warm_first=prefix >= cache_min)
             else:
                 runner = BatchRunner(client, Path(tmp), 0.0, lambda _m: None, llm["batch_max_requests"],
                                      llm["batch_max_bytes"], llm["max_tokens_retry"])
@@ -93,7 +99,8 @@ def main() -> int:
     _, sync_cost = line("sync", results["sync"][1], prices, batch=False)
     _, batch_cost = line("batch", results["batch"][1], prices, batch=True)
     ours = [estimate_input_tokens(p) for p in jobs.values()]
-    print(f"  pre-call heuristic (when count_tokens is unreachable; 3 chars a token): mean {statistics.mean(ours):,.0f}")
+    print(f"  pre-call heuristic (when count_tokens is unreachable; 2.5 chars a token): mean "
+          f"{statistics.mean(ours):,.0f}")
     print(f"  batch ÷ sync cost: {batch_cost / sync_cost:.2f} (goal ≤ 0.5); goal ≤ 1,000 input tokens a claim")
     return 0
 

@@ -84,7 +84,7 @@ def test_page_text_cannot_close_the_evidence_block() -> None:
     params = build_params(ITEM, Shape("m", 100), evidence=[hostile])
     text = params["messages"][0]["content"][1]["text"]
     assert text.count(EVIDENCE_CLOSE) == 1 and fence(hostile).count(EVIDENCE_CLOSE) == 0
-    assert params["tool_choice"] == {"type": "tool", "name": "record_verdict"}
+    assert params["tool_choice"] == {"type": "tool", "name": "record_verdict", "disable_parallel_tool_use": True}
 
 
 def test_an_unchecked_quote_is_never_a_match() -> None:
@@ -96,15 +96,19 @@ def test_an_unchecked_quote_is_never_a_match() -> None:
 
 
 @pytest.mark.parametrize(("thinking", "tool_choice", "thinking_param"), [
-    ("off", {"type": "tool", "name": "record_verdict"}, {"type": "disabled"}),
-    ("adaptive", {"type": "auto"}, {"type": "adaptive"}),
-    ("default", {"type": "auto"}, None),
+    ("off", {"type": "tool", "name": "record_verdict", "disable_parallel_tool_use": True}, {"type": "disabled"}),
+    ("adaptive", {"type": "auto", "disable_parallel_tool_use": True}, {"type": "adaptive"}),
+    ("default", {"type": "auto", "disable_parallel_tool_use": True}, None),
 ])
 def test_the_tool_is_forced_only_with_thinking_off(thinking: str, tool_choice: dict[str, Any],
                                                     thinking_param: dict[str, Any] | None) -> None:
     params = build_params(ITEM, Shape("m", 1024, thinking), evidence=["5,81 %"])
     assert params["tool_choice"] == tool_choice and params.get("thinking") == thinking_param
-    assert params["max_tokens"] == 1024
+    assert params["max_tokens"] == 1024 and params["tools"][0]["strict"] is True
+    # a model that cannot take a forced tool (llm.models.<id>.forced_tool false): auto, thinking still off
+    unforced = build_params(ITEM, Shape("m", 1024, thinking, forced=False, strict=False), evidence=["5,81 %"])
+    assert unforced["tool_choice"] == {"type": "auto", "disable_parallel_tool_use": True}
+    assert "strict" not in unforced["tools"][0]
 
 
 def test_cache_marker_only_with_a_ttl_and_scans_without_citations() -> None:

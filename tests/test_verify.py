@@ -116,7 +116,7 @@ def test_sync_verdicts_pass_the_guardrails(workspace: Path) -> None:
     assert {cid: got[cid]["verdict"] for cid in CASES} == {cid: exp for cid, (_, _, exp) in CASES.items()}
     assert len(doc["verdicts"]) == len(CASES)  # nothing lost, nothing twice
     assert "xx:12:unavailable" not in calls  # no model call for an unread page
-    assert calls["xx:10:overloaded"] == 3  # 529, 529, then the answer: the SDK's retries
+    assert calls["xx:10:overloaded"] == 3  # 529, 529, then the answer: our retries
     wrong = got["xx:7:wrongid"]
     assert wrong["source_url"] == "https://v7.verify.gouv.fr/page" and wrong["guardrail_actions"]
     assert got["xx:6:badenum"]["confidence"] == "LOW"
@@ -131,21 +131,26 @@ def test_sync_verdicts_pass_the_guardrails(workspace: Path) -> None:
     ocr_request = next(r for r in requests if "xx:16:ocrquote" in r["messages"][0]["content"][0].get("text", ""))
     assert "OCR text of a scanned PDF" in ocr_request["messages"][0]["content"][1]["text"]
     text_request = next(r for r in requests if r["messages"][0]["content"][0]["type"] == "text")
-    # the ~1,000-token prefix is under the model's caching minimum: no marker that would do nothing
-    assert "cache_control" not in text_request["system"][0]
+    # the ~800-token prefix is over Haiku 5.5's caching minimum (512): it is marked for the cache
+    assert text_request["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "5m"}
     assert text_request["thinking"] == {"type": "disabled"}
-    assert text_request["tool_choice"] == {"type": "tool", "name": "record_verdict"}
+    assert text_request["tool_choice"] == {"type": "tool", "name": "record_verdict", "disable_parallel_tool_use": True}
+    assert text_request["tools"][0]["strict"] is True
     assert "<untrusted_page_evidence>" in text_request["messages"][0]["content"][1]["text"]
     # the report: mismatches first, the disclaimer, every downgrade
     assert markdown.index("`MISMATCH`") < markdown.index("`NOT_FOUND`") < markdown.index("`MATCH` `xx:1")
     assert "authorises no re-stamp" in markdown and "quote not found verbatim" in markdown
 
 
-def test_cost_cap_refuses_before_any_call(workspace: Path) -> None:
+def test_cost_cap_below_one_request_sends_nothing(workspace: Path) -> None:
     with AnthropicStub() as stub:
-        line = one_line_error(verify(workspace, stub, "--max-cost-usd", "0.000001"))
-        assert stub.requests == [] and stub.calls == {}
-    assert "is above --max-cost-usd" in line and "nothing was sent" in line
+        result = verify(workspace, stub, "--max-cost-usd", "0.000001")
+        assert stub.requests == [] and stub.calls == {} and stub.message_posts == 0
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "--max-cost-usd 1e-06 reached" in lines[0]
+    doc, _ = report(workspace)
+    assert doc["partial"] and doc["stopped_by"] == "cost_cap" and doc["incomplete"] == {"cost_cap": len(CASES) - 1}
 
 
 def test_missing_key_is_one_line(workspace: Path) -> None:

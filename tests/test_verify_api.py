@@ -48,7 +48,8 @@ STOPS: Cases = {
     "xx:1:cutonce": ({}, {**HONEST, "cut": 2000}, "MATCH"),  # cut at 1,024, answered with 4,096
     "xx:2:cuttwice": ({}, {**HONEST, "cut": 10_000}, "INDETERMINATE"),
     "xx:3:refusal": ({}, {**HONEST, "refusal": True}, "INDETERMINATE"),
-    "xx:4:forced": ({}, {**HONEST, "reject_forced_tool": True}, "MATCH"),  # 400, then tool_choice auto
+    # a 400 at claim time never reshapes the request (the shape comes from the model, before any claim)
+    "xx:4:forced": ({}, {**HONEST, "reject_forced_tool": True}, "INDETERMINATE"),
     "xx:5:big": ({"prior": "PDF_NO_TEXT", "_pdf": scanned_pdf(101)}, HONEST, "INDETERMINATE"),
 }
 
@@ -67,9 +68,8 @@ def test_stop_reasons_and_the_forced_tool(tmp_path: Path, mode: str) -> None:
     assert budgets == [1024, 4096]
     assert calls["xx:2:cuttwice"] == 2 and "answer cut off at max_tokens 4096" in got["xx:2:cuttwice"]["note"]
     assert calls["xx:3:refusal"] == 1 and "model refused" in got["xx:3:refusal"]["note"]
-    assert calls["xx:4:forced"] == 2 and any("forcing a tool" in m for _, m in refusals)
-    second = next(r for r in requests if "xx:4:forced" in r["messages"][0]["content"][0]["text"])
-    assert second["tool_choice"] == {"type": "auto"}  # the same guardrails judged its answer
+    assert calls["xx:4:forced"] == 1 and any("forcing a tool" in m for _, m in refusals)
+    assert got["xx:4:forced"]["no_verdict_why"] in ("invalid_request", "invalid_request_error")
     assert "xx:5:big" not in calls and "over the API's limits" in got["xx:5:big"]["note"]  # 101 pages: not sent
 
 
@@ -185,8 +185,8 @@ def test_auth_failure_exits_1(tmp_path: Path) -> None:
         result = verify(out, stub, env=config_with(tmp_path, concurrency=1))
         refused = list(stub.unauthorized)
     assert "401" in error_line(result)
-    # the first 401 stops the rest: one token count, one message, not one per claim
-    assert sorted(refused) == ["/v1/messages", "/v1/messages/count_tokens"]
+    # the model is looked up first: its 401 stops everything, no token count, no message
+    assert refused == ["/v1/models/claude-haiku-5-5"]
 
 
 def test_two_runs_two_reports(tmp_path: Path) -> None:
@@ -267,7 +267,8 @@ def test_some_calls_failing_is_a_partial_report_exit_0(tmp_path: Path) -> None:
     doc, markdown = report(out)
     got = {v["id"]: v for v in doc["verdicts"]}
     assert got["xx:1:honest"]["verdict"] == "MATCH" and got["xx:2:down"]["no_verdict_reason"] == "api"
-    assert doc["partial"] and "1 of the calls failed" in doc["partial_reason"] and "Partial report" in markdown
+    assert doc["partial"] and "1 claim(s) without a verdict (1 overloaded)" in doc["partial_reason"]
+    assert doc["complete"] is False and doc["incomplete"] == {"overloaded": 1} and "Partial report" in markdown
 
 
 def test_llm_keys_are_optional_and_checked(tmp_path: Path) -> None:

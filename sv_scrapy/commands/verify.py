@@ -2,10 +2,14 @@
 enforced in code.
 
 Items whose page could not be read get ``SOURCE_UNAVAILABLE`` without a call; what is sent
-for each page kind is decided in ``sv_scrapy.llm.jobs``. The cost is estimated before any
-call (``messages.count_tokens`` when reachable) and ``--max-cost-usd`` refuses to start
-above it. Exit 0 with the report written; 2 for a user's mistake; 1 when no verdict could
-be had for an API reason (unreachable, auth, quota) — the report is then kept, marked partial.
+for each page kind is decided in ``sv_scrapy.llm.jobs``. The model is looked up first
+(``models.retrieve``: an unknown id or a model without prices is a user's mistake, exit 2) and
+the request shape follows from what it supports (``sv_scrapy.llm.models``). The cost is
+estimated before any call (``messages.count_tokens`` when reachable: expected and worst case)
+and ``--max-cost-usd`` is enforced while running. Exit 0 with the report written (claims
+without a verdict for a per-claim reason make it ``complete: false``); 2 for a user's mistake;
+1 when the run was stopped (a fatal API error, the cost cap) or no verdict could be had —
+the report is then kept, marked partial.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import json
 import os
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,13 +29,15 @@ from sv_scrapy.core.audit.storeformat import open_for_reading
 from sv_scrapy.core.audit.verdicts import reports_dir
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.llm.batch import BatchRunner
-from sv_scrapy.llm.client import API, LlmUnavailable, Outcome, count_tokens, make_client, run_sync
-from sv_scrapy.llm.cost import CHARS_PER_TOKEN, cache_hit_share, cost_usd, estimate_cost, total
+from sv_scrapy.llm.client import API, REQUEST, Gate, LlmUnavailable, Outcome, count_tokens, make_client, run_sync
+from sv_scrapy.llm.cost import CHARS_PER_TOKEN, billed, cache_hit_share, expected_cost, tokens_of, total, worst_cost
+from sv_scrapy.llm.files import delete_files, upload_scans
 from sv_scrapy.llm.guardrails import apply_guardrails
 from sv_scrapy.llm.jobs import Plan, load_items, parse_only, plan_jobs, select
+from sv_scrapy.llm.models import ModelShape, output_budget, request_shape, retrieve
 from sv_scrapy.llm.prompts import Shape, estimate_input_tokens, prefix_chars
 from sv_scrapy.llm.report import render_verify_markdown
-from sv_scrapy.llm.settings import for_model
+from sv_scrapy.llm.settings import for_model, model_entry
 from sv_scrapy.runtime import process_clock
 
 if TYPE_CHECKING:
@@ -47,7 +54,7 @@ class Command(SvCommand):
 
     def syntax(self) -> str:
         return ("[--worklist PATH | --from-audit [PATH] [--only FLAGS]] [--country CC] [--count N] [--model M] "
-                "[--mode sync|batch] [--max-cost-usd X] [--resume BATCH_ID]")
+                "[--mode sync|batch] [--max-cost-usd X] [--price-unknown-ok] [--resume BATCH_ID]")
 
     def short_desc(self) -> str:
         return "LLM verdicts over a worklist or an audit's flags; quotes checked against the fetched pages"
@@ -63,7 +70,11 @@ class Command(SvCommand):
         parser.add_argument("--count", metavar="N", help="verify the first N items (default all)")
         parser.add_argument("--model", metavar="M", help="model id (default from config: llm.model)")
         parser.add_argument("--mode", default="sync", help="sync (default) or batch (Message Batches, half price)")
-        parser.add_argument("--max-cost-usd", metavar="X", help="refuse to start when the estimate is above X")
+        parser.add_argument("--max-cost-usd", metavar="X",
+                            help="stop sending before the spent cost could pass X (report partial, exit 1)")
+        parser.add_argument("--price-unknown-ok", action="store_true",
+                            help="run a model without prices in config (llm.models); its cost is not reported; "
+                                 "not with --max-cost-usd")
         parser.add_argument("--resume", metavar="BATCH_ID", help="collect the results of a submitted batch")
 
     def execute(self, opts: argparse.Namespace) -> int:
@@ -106,54 +117,106 @@ class Command(SvCommand):
             source = {"worklist": str(path)}
         scope = opts.country or (doc.get("params") or {}).get("country") or "all"
 
-        prices, cache_min, known = for_model(llm, model)
-        if not known:
-            log(f"note: no prices for {model} in config (llm.models): costs use llm.prices_usd_per_mtok")
+        prices, cache_min = for_model(llm, model)
+        if max_cost is not None and opts.price_unknown_ok:
+            raise ArgumentError("--price-unknown-ok and --max-cost-usd: a cost cap needs the model's prices")
         batch = mode == "batch"
-        cache_ttl = ("1h" if batch else "5m") if prefix_chars() // CHARS_PER_TOKEN >= cache_min else None
-        shape = Shape(model, llm["max_tokens"], llm["thinking"], cache_ttl)
-        plan = plan_jobs(items, open_for_reading(rt.output_dir / "store", rt.clock), shape, llm["evidence_chars"])
-
+        store = open_for_reading(rt.output_dir / "store", rt.clock)
+        plan = plan_jobs(items, store, Shape(model, llm["max_tokens"]), llm["evidence_chars"])
         client = make_client(llm["max_retries"], llm["timeout_seconds"]) if plan.jobs else None
+        mshape = ModelShape(llm["thinking"], llm["thinking"] == "off", True, "")
+        failure: Outcome | None = None
+        max_tokens, retry_budget = llm["max_tokens"], llm["max_tokens_retry"]
+        if plan.jobs:
+            info, failure = retrieve(client, model)  # an unknown id: exit 2 here, before any claim
+            max_tokens, retry_budget = output_budget(info, max_tokens, retry_budget)
+            if prices is None and not opts.price_unknown_ok:
+                raise ArgumentError(f"--model {model!r}: no prices in config (llm.models.{model}.prices_usd_per_mtok); "
+                                    f"add them, or pass --price-unknown-ok to run it with its cost unreported")
+            if failure is None:
+                mshape = request_shape(llm["thinking"], info, model_entry(llm, model))
+                log(f"model {model}: {mshape.why}")
+        prefix_tokens = tokens_of(prefix_chars())
+        cache_ttl = ("1h" if batch else "5m") if prefix_tokens >= cache_min else None
+        shape = Shape(model, max_tokens, mshape.thinking, cache_ttl, forced=mshape.forced, strict=mshape.strict,
+                      output=mshape.output)
+        plan = plan_jobs(items, store, shape, llm["evidence_chars"])
+        uploaded = upload_scans(client, plan.jobs, batch, log) \
+            if plan.jobs and failure is None and llm["files_api"] and not opts.resume else []
+
         counted = count_tokens(client, plan.jobs, llm["concurrency"], log) \
-            if plan.jobs and llm["count_tokens"] and not opts.resume else None
-        est_in = sum(counted.values()) if counted else \
-            sum(estimate_input_tokens(p, plan.pdf_pages.get(k, 0)) for k, p in plan.jobs.items())
-        est_out = len(plan.jobs) * llm["max_tokens"]
-        est_cost = estimate_cost(est_in, est_out, prices, batch)
-        if max_cost is not None and est_cost > max_cost and not opts.resume:
-            raise ArgumentError(f"estimated cost ${est_cost:.4f} ({len(plan.jobs)} calls, ~{est_in:,} input tokens) "
-                                f"is above --max-cost-usd {max_cost:g}: nothing was sent")
+            if plan.jobs and failure is None and llm["count_tokens"] and not opts.resume else None
+        sizes = {k: counted[k] if counted and k in counted else estimate_input_tokens(p, plan.pdf_pages.get(k, 0))
+                 for k, p in plan.jobs.items()}
+        est_in = sum(sizes.values())
+        est_out = len(plan.jobs) * max_tokens
+        est = {"input_tokens": est_in, "output_tokens": est_out, "counted_by_api": bool(counted),
+               "chars_per_token": None if counted else CHARS_PER_TOKEN, "cost_usd": None, "worst_cost_usd": None}
+        if prices is not None:
+            est["cost_usd"] = round(expected_cost(sizes.values(), min(prefix_tokens, min(sizes.values(), default=0)),
+                                                  llm["expected_output_tokens"], prices, batch, cache_ttl), 6)
+            est["worst_cost_usd"] = round(sum(worst_cost(n, max_tokens, prices, batch)
+                                              + worst_cost(n, retry_budget, prices, batch)
+                                              for n in sizes.values()), 6)
+        dollars = (f"expected ~${est['cost_usd']:.4f}, worst case ≤ ${est['worst_cost_usd']:.4f}"
+                   if prices is not None else "cost unknown (no prices for this model)")
         log(f"estimate: {len(plan.jobs)} call(s), {est_in:,} input tokens ({'counted by the API' if counted else 'heuristic'}"
-            f") + ≤{est_out:,} output, ≤ ${est_cost:.4f} with {model} ({mode}, prompt cache "
+            f") + ≤{est_out:,} output; {dollars} with {model} ({mode}, prompt cache "
             f"{cache_ttl or f'off: prefix under {cache_min:,} tokens'}); {len(plan.skipped)} item(s) need no call")
 
+        gate = Gate(max_cost, prices, batch)
+
+        def worst(key: str, params: Mapping[str, Any]) -> float:
+            return worst_cost(sizes.get(key, 0), int(params["max_tokens"]), prices, batch) if prices else 0.0
+
         outcomes: dict[str, Outcome] = {}
-        if plan.jobs:
+        if failure is not None:  # the model could not be looked up: nothing is sent
+            gate.trip(failure)
+            outcomes = {k: Outcome(kind=API, reason=failure.reason, error=f"not sent: {failure.error}")
+                        for k in plan.jobs}
+        elif plan.jobs:
             if not batch:
-                outcomes = run_sync(client, plan.jobs, llm["concurrency"], llm["max_tokens_retry"])
+                outcomes = run_sync(client, plan.jobs, llm["concurrency"], retry_budget, gate, worst,
+                                    llm["max_retries"], warm_first=bool(cache_ttl))
             else:
                 poll = float(os.environ.get("SV_LLM_POLL_SECONDS") or llm["poll_seconds"])
                 runner = BatchRunner(client, self.reports_dir(rt.output_dir), poll, log, llm["batch_max_requests"],
-                                     llm["batch_max_bytes"], llm["max_tokens_retry"])
+                                     llm["batch_max_bytes"], retry_budget, gate=gate, worst=worst)
                 try:
                     outcomes = runner.run(plan.jobs, {**source, "model": model}, resume=opts.resume)
-                except LlmUnavailable as exc:
+                except LlmUnavailable as exc:  # the batch goes on: its files must outlive this process
                     print(f"scrapy verify: error: {exc}", file=sys.stderr)
                     return 1
+        delete_files(client, uploaded)
 
         verdicts = [self.verdict(item, plan, outcomes) for item in items]
         failed = [k for k in plan.jobs if outcomes.get(k, Outcome(kind=API)).kind == API]
+        missing: dict[str, int] = {}
+        for k in plan.jobs:
+            o = outcomes.get(k) or Outcome(kind=API, reason="no_response")
+            if o.answer is None and o.kind in (API, REQUEST):
+                why = o.reason or o.kind
+                missing[why] = missing.get(why, 0) + 1
         usage = total(o.usage for o in outcomes.values())
+        calls = [u for o in outcomes.values() for u in o.calls]
+        long_calls = sum(1 for u in calls if prices and prices.get("long_context")
+                         and u.prompt_tokens > prices["long_context"]["threshold_tokens"])
+        spent = billed(calls, prices, batch)
         doc_out = {
             "generated_at": rt.clock.iso(), "scope": scope, "model": model,
-            "mode": mode, "source": source, "thinking": llm["thinking"], "prompt_cache": cache_ttl,
-            "estimate": {"input_tokens": est_in, "output_tokens": est_out, "cost_usd": round(est_cost, 6),
-                         "counted_by_api": bool(counted)},
-            "usage": {**usage.as_dict(), "cost_usd": round(cost_usd(usage, prices, batch), 6),
+            "mode": mode, "source": source, "thinking": shape.thinking,
+            "tool_forced": shape.forces_tool and shape.output == "tool", "output": shape.output,
+            "request_shape": mshape.why, "prompt_cache": cache_ttl, "max_cost_usd": max_cost,
+            "estimate": est,
+            "usage": {**usage.as_dict(), "cost_usd": None if spent is None else round(spent, 6),
+                      "long_context_calls": long_calls,
                       "cache_hit_share": round(cache_hit_share(usage), 4), "prices_usd_per_mtok": prices},
-            "partial": bool(failed),
-            "partial_reason": _why(failed, outcomes) if failed else "",
+            "complete": not missing and not gate.stopped,
+            "incomplete": missing,
+            "stopped": gate.stopped,
+            "stopped_by": gate.stopped_by,
+            "partial": bool(failed) or bool(gate.stopped),
+            "partial_reason": _why(failed, outcomes, missing, gate.stopped),
             "verdicts": verdicts,
         }
         report = self.write_report(rt.output_dir, scope, doc_out)
@@ -161,7 +224,11 @@ class Command(SvCommand):
             print(f"scrapy verify: error: no verdict could be had: {doc_out['partial_reason']}; "
                   f"partial report kept at {report}", file=sys.stderr)
             return 1
-        if failed:
+        if gate.stopped:
+            print(f"scrapy verify: error: stopped sending: {doc_out['partial_reason']}; partial report kept at "
+                  f"{report}", file=sys.stderr)
+            return 1
+        if missing:
             print(f"scrapy verify: warning: partial report: {doc_out['partial_reason']}", file=sys.stderr)
         return 0
 
@@ -178,7 +245,8 @@ class Command(SvCommand):
                                   unchecked=plan.unchecked.get(key, ""))
         return {**record, "content_hash": item.get("content_hash", ""),  # what the audit's staleness compares
                 "sent_as": plan.methods.get(key, ""), "stop_reason": outcome.stop_reason,
-                "attempts": outcome.notes, "no_verdict_reason": outcome.kind if outcome.answer is None else ""}
+                "attempts": outcome.notes, "no_verdict_reason": outcome.kind if outcome.answer is None else "",
+                "no_verdict_why": (outcome.reason or outcome.kind) if outcome.answer is None else ""}
 
     @staticmethod
     def reports_dir(output_dir: Path) -> Path:
@@ -208,9 +276,13 @@ class Command(SvCommand):
         return base.with_suffix(".md")
 
 
-def _why(failed: list[str], outcomes: dict[str, Outcome]) -> str:
-    first = next((outcomes[k].error for k in failed if k in outcomes and outcomes[k].error), "no response")
-    return f"{len(failed)} of the calls failed for an API reason ({first})"
+def _why(failed: list[str], outcomes: dict[str, Outcome], missing: dict[str, int], stopped: str) -> str:
+    if not missing and not stopped:
+        return ""
+    first = stopped or next((outcomes[k].error for k in failed if k in outcomes and outcomes[k].error), "") or \
+        next((o.error for o in outcomes.values() if o.answer is None and o.kind in (API, REQUEST) and o.error), "")
+    counts = ", ".join(f"{n} {why}" for why, n in sorted(missing.items()))
+    return f"{sum(missing.values())} claim(s) without a verdict ({counts}): {first or 'no response'}"
 
 
 def _identity(item: dict[str, Any]) -> dict[str, Any]:

@@ -6,10 +6,11 @@ a part the API still finds too large (413) is halved and sent again. Each part h
 saved state under ``_local/reports/`` and every part of a run belongs to one group, so
 ``--resume <any part's id>`` collects them all and submits what a dead process never sent.
 
-After the results: a request cut off at ``max_tokens`` or refused for its forced tool is
-asked again with the change it needs; an errored request is resubmitted only for an error
-that can pass (overloaded, api_error, timeouts) or when it expired; an
-``invalid_request_error`` would fail again and is reported as it is.
+After the results: a request cut off at ``max_tokens`` is asked again with the larger budget;
+an errored request is resubmitted only for an error that can pass (overloaded, api_error,
+timeouts) or when it expired; an ``invalid_request_error`` would fail again and is reported
+as it is. The cost cap admits a request into a batch only while the spent cost plus every
+submitted request's worst case stays under it (a batch cannot be stopped halfway).
 """
 
 from __future__ import annotations
@@ -24,7 +25,18 @@ from typing import Any
 
 from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.errors import ArgumentError
-from sv_scrapy.llm.client import API, REQUEST, LlmUnavailable, Outcome, finish, follow_up, from_exception, parse_message
+from sv_scrapy.llm.client import (
+    API,
+    REQUEST,
+    Gate,
+    LlmUnavailable,
+    Outcome,
+    Worst,
+    finish,
+    follow_up,
+    from_exception,
+    parse_message,
+)
 
 RETRYABLE_ERRORS = frozenset({"overloaded_error", "api_error", "timeout_error", "gateway_timeout_error"})
 REFUSED_ERRORS = frozenset({"invalid_request_error", "request_too_large", "not_found_error"})  # would fail again
@@ -64,7 +76,8 @@ class _Stop(Exception):  # noqa: N818
 
 class BatchRunner:
     def __init__(self, client: Any, state_dir: Path, poll_seconds: float, log: Callable[[str], None],
-                 max_requests: int, max_bytes: int, retry_budget: int) -> None:
+                 max_requests: int, max_bytes: int, retry_budget: int, gate: Gate | None = None,
+                 worst: Worst | None = None) -> None:
         self.client = client
         self.state_dir = state_dir
         self.poll_seconds = poll_seconds
@@ -73,6 +86,10 @@ class BatchRunner:
         self.max_bytes = max_bytes
         self.retry_budget = retry_budget
         self.failed: dict[str, Outcome] = {}  # item id -> why it was never submitted
+        self.gate = gate or Gate()
+        self.worst = worst
+        self.reserved: dict[str, float] = {}  # item id -> its worst case, counted in flight until collected
+        self.structured: set[str] = set()  # item ids asked for structured output (output_config.format)
 
     # -- saved state ---------------------------------------------------------------------
     def _part_path(self, batch_id: str) -> Path:
@@ -111,12 +128,16 @@ class BatchRunner:
                 return
             failure = from_exception(exc)
             if failure.fatal:
+                self.gate.trip(failure)
                 raise _Stop(failure.error) from None
             for request in requests:
                 self.failed[ids[request["custom_id"]]] = Outcome(kind=failure.kind, error=f"batch create: {failure.error}")
             return
         except Exception as exc:  # unreachable, timeout: nothing more can be sent
-            raise _Stop(from_exception(exc).error) from None
+            failure = from_exception(exc)
+            failure.fatal = True
+            self.gate.trip(failure)
+            raise _Stop(failure.error) from None
         part_ids = {r["custom_id"]: ids[r["custom_id"]] for r in requests}
         write_json(self._part_path(batch.id), {"batch_id": batch.id, "group": group, "round": round_no,
                                                "ids": part_ids, "meta": dict(meta)})
@@ -129,6 +150,16 @@ class BatchRunner:
 
     def submit(self, jobs: Mapping[str, Mapping[str, Any]], group: str, round_no: int,
                parts: list[dict[str, Any]], meta: Mapping[str, Any]) -> None:
+        admitted = {}
+        for key, params in jobs.items():
+            cost = self.worst(key, params) if self.worst else 0.0
+            refused = self.gate.acquire(cost, wait=False)
+            if refused:
+                self.failed[key] = self.gate.refused(refused)
+                continue
+            self.reserved[key] = cost
+            admitted[key] = params
+        jobs = admitted
         ids = {custom_id(k): k for k in jobs}
         requests = [{"custom_id": cid, "params": dict(jobs[key])} for cid, key in ids.items()]
         pending = plan_parts(requests, self.max_requests, self.max_bytes)
@@ -139,7 +170,8 @@ class BatchRunner:
             sent = {k for p in parts for k in p["ids"].values()}
             for key in jobs:
                 if key not in sent and key not in self.failed:
-                    self.failed[key] = Outcome(kind=API, fatal=True, error=f"not sent: {stop}")
+                    self.failed[key] = Outcome(kind=API, fatal=True, reason=self.gate.stopped_by or "not_sent",
+                                               error=f"not sent: {stop}")
 
     # -- collect -------------------------------------------------------------------------
     def collect(self, batch_id: str, ids: Mapping[str, str]) -> dict[str, Outcome]:
@@ -160,15 +192,16 @@ class BatchRunner:
                 continue
             result = entry.result
             if result.type == "succeeded":
-                outcomes[item_id] = parse_message(result.message)
+                outcomes[item_id] = parse_message(result.message, item_id in self.structured)
             elif result.type == "errored":
                 err = getattr(getattr(result, "error", None), "error", None)
                 etype, message = str(getattr(err, "type", "") or ""), str(getattr(err, "message", "") or "")
                 kind = REQUEST if etype in REFUSED_ERRORS else API
-                outcomes[item_id] = Outcome(kind=kind, error_type=etype,
+                outcomes[item_id] = Outcome(kind=kind, error_type=etype, reason=etype or "errored",
                                             error=f"batch request errored: {etype or 'unknown'}: {message[:160]}")
             else:  # expired, canceled
-                outcomes[item_id] = Outcome(kind=API, error_type=result.type, error=f"batch request {result.type}")
+                outcomes[item_id] = Outcome(kind=API, error_type=result.type, reason=result.type,
+                                            error=f"batch request {result.type}")
         for item_id in ids.values():
             outcomes.setdefault(item_id, Outcome(kind=API, error="no result in the batch"))
         return outcomes
@@ -177,6 +210,9 @@ class BatchRunner:
         out: dict[str, Outcome] = {}
         for part in [p for p in parts if p["round"] == round_no]:
             out.update(self.collect(part["batch_id"], part["ids"]))
+        for key, outcome in out.items():  # what came back replaces its worst case in the spent cost
+            if key in self.reserved:
+                self.gate.release(self.reserved.pop(key), outcome.calls)
         return out
 
     def _again(self, params: Mapping[str, Any], outcome: Outcome) -> tuple[dict[str, Any] | None, str]:
@@ -187,6 +223,7 @@ class BatchRunner:
     # -- the whole run -------------------------------------------------------------------
     def run(self, jobs: Mapping[str, Mapping[str, Any]], meta: Mapping[str, Any], resume: str | None = None
             ) -> dict[str, Outcome]:
+        self.structured = {k for k, p in jobs.items() if "output_config" in p}
         group, parts = self._load_group(resume) if resume else (uuid.uuid4().hex[:16], [])
         covered = {k for p in parts if p["round"] == 1 for k in p["ids"].values()}
         self.submit({k: v for k, v in jobs.items() if k not in covered}, group, 1, parts, meta)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sv_scrapy.llm.cost import CHARS_PER_TOKEN, PDF_PAGE_TOKENS
+from sv_scrapy.llm.cost import PDF_PAGE_TOKENS, tokens_of
 from sv_scrapy.llm.schema import TOOL_NAME, VERDICT_TOOL
 
 SYSTEM = """You check ONE claim from a due-diligence playbook against the page it cites, for a human reviewer.
@@ -79,12 +79,21 @@ def claim_block(item: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Shape:
-    """How every request of a run is shaped: model, output budget, thinking, cache TTL."""
+    """How every request of a run is shaped: model, output budget, thinking, cache TTL, and whether
+    the verdict tool is forced (decided before the first claim from what the model supports,
+    ``sv_scrapy.llm.models``; None: forced exactly when thinking is off)."""
 
     model: str
     max_tokens: int
     thinking: str = "off"  # off: sent as disabled, the tool forced; default: not sent; adaptive
     cache_ttl: str | None = None  # "5m" | "1h" | None: no marker (the prefix is under the minimum)
+    forced: bool | None = None
+    strict: bool = True  # the verdict tool's input held to its schema (where the model has structured outputs)
+    output: str = "tool"  # tool: the record_verdict tool; json: structured output (output_config.format)
+
+    @property
+    def forces_tool(self) -> bool:
+        return self.thinking == "off" and self.forced is not False
 
 
 def prefix_chars() -> int:
@@ -100,11 +109,12 @@ def build_params(item: Mapping[str, Any], shape: Shape, evidence: list[str] | No
     cannot cite into page images). The verdict tool is forced only with thinking off: a
     forced tool and thinking do not go together, and the docs disagree on the details.
     """
-    system: dict[str, Any] = {"type": "text", "text": SYSTEM}
+    as_json = shape.output == "json" and not citations  # citations and structured outputs do not go together
+    system: dict[str, Any] = {"type": "text", "text": json_mode(SYSTEM) if as_json else SYSTEM}
     if shape.cache_ttl:
         system["cache_control"] = {"type": "ephemeral", "ttl": shape.cache_ttl}
     content: list[dict[str, Any]] = [{"type": "text", "text": "Claim:\n" + claim_block(item)}]
-    forced = shape.thinking == "off"
+    forced = shape.forces_tool
     if pdf is not None:
         document: dict[str, Any] = {
             "type": "document",
@@ -116,7 +126,7 @@ def build_params(item: Mapping[str, Any], shape: Shape, evidence: list[str] | No
             content.append({"type": "text", "text": "Quote the PDF with citations first, then call record_verdict."})
             forced = False
         else:
-            content.append({"type": "text", "text": SCAN_NOTE})
+            content.append({"type": "text", "text": json_mode(SCAN_NOTE) if as_json else SCAN_NOTE})
         content.insert(0, document)
     else:
         blocks = "\n---\n".join(fence(e) for e in evidence or []) or "(no text could be read from the page)"
@@ -126,15 +136,27 @@ def build_params(item: Mapping[str, Any], shape: Shape, evidence: list[str] | No
         "model": shape.model,
         "max_tokens": shape.max_tokens,
         "system": [system],
-        "tools": [VERDICT_TOOL],
-        "tool_choice": {"type": "tool", "name": TOOL_NAME} if forced else {"type": "auto"},
+        "tools": [VERDICT_TOOL if shape.strict else {k: v for k, v in VERDICT_TOOL.items() if k != "strict"}],
+        # one verdict a claim: a second record_verdict in the same turn would silently win
+        "tool_choice": {"type": "tool", "name": TOOL_NAME, "disable_parallel_tool_use": True} if forced
+        else {"type": "auto", "disable_parallel_tool_use": True},
         "messages": [{"role": "user", "content": content}],
     }
+    if as_json:  # the answer is the verdict object itself, held to the schema by the API
+        del params["tools"], params["tool_choice"]
+        params["output_config"] = {"format": {"type": "json_schema", "schema": VERDICT_TOOL["input_schema"]}}
     if shape.thinking == "off":
         params["thinking"] = {"type": "disabled"}
     elif shape.thinking == "adaptive":
         params["thinking"] = {"type": "adaptive"}
     return params
+
+
+def json_mode(text: str) -> str:
+    """An instruction reworded for structured output: the verdict is the answer, not a tool call."""
+    return text.replace("Answer by calling the record_verdict tool once.",
+                        "Answer with the verdict object only, as the output format requires.") \
+        .replace("then call record_verdict", "then answer with the verdict object")
 
 
 def with_changes(params: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
@@ -145,14 +167,14 @@ def with_changes(params: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
 def count_params(params: Mapping[str, Any]) -> dict[str, Any]:
     """What ``messages.count_tokens`` takes of a request (it has no ``max_tokens``)."""
     return {k: v for k, v in params.items() if k in ("model", "system", "tools", "tool_choice", "messages",
-                                                     "thinking")}
+                                                     "thinking", "output_config")}
 
 
 def estimate_input_tokens(params: Mapping[str, Any], pdf_pages: int = 0) -> int:
-    """A deliberately generous estimate: 3 characters a token, each PDF page ~3,000 tokens."""
+    """The fallback estimate: 2.5 characters a token (the current tokenizer), each PDF page ~3,000 tokens."""
     chars = prefix_chars()
     for block in params["messages"][0]["content"]:
         if block["type"] == "text":
             chars += len(block["text"])
     documents = sum(1 for b in params["messages"][0]["content"] if b["type"] == "document")
-    return chars // CHARS_PER_TOKEN + (max(1, pdf_pages) * PDF_PAGE_TOKENS if documents else 0)
+    return tokens_of(chars) + (max(1, pdf_pages) * PDF_PAGE_TOKENS if documents else 0)

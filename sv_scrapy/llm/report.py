@@ -29,8 +29,18 @@ def render_verify_markdown(doc: Mapping[str, Any]) -> str:
     counts = Counter(v["verdict"] for v in verdicts)
     usage = doc["usage"]
     partial = [f"> **Partial report:** {md(doc.get('partial_reason', ''), 300)}. Those claims are "
-               "`INDETERMINATE` for an API reason, not on their evidence; run it again to complete them.", ""] \
-        if doc.get("partial") else []
+               "`INDETERMINATE` for an API reason (or were not sent), not on their evidence; run it again to "
+               "complete them.", ""] if doc.get("partial") or doc.get("complete") is False else []
+    if doc.get("incomplete"):
+        partial[-1:-1] = ["", "Claims without a verdict, by reason: " + ", ".join(
+            f"{md(str(why))} {n}" for why, n in sorted(doc["incomplete"].items()))]
+    est = doc["estimate"]
+    cost = (f"cost ${usage['cost_usd']:.4f} as billed" if usage.get("cost_usd") is not None
+            else "cost not reported (no prices for this model)")
+    if est.get("cost_usd") is not None:
+        cost += f" (estimated beforehand ~${est['cost_usd']:.4f}"
+        cost += f", worst case ≤ ${est['worst_cost_usd']:.4f})" if est.get("worst_cost_usd") is not None else ")"
+    shape = [f"Request shape: {md(doc['request_shape'], 300)}", ""] if doc.get("request_shape") else []
     out = [
         f"# Source verification — {md(doc['scope'])} — {md(doc['generated_at'][:19])}",
         "",
@@ -40,9 +50,9 @@ def render_verify_markdown(doc: Mapping[str, Any]) -> str:
         f"Model `{md(doc['model'])}` · mode {md(doc['mode'])} · {len(verdicts)} claim(s) · "
         f"{usage['calls']} model call(s) · input tokens {usage['prompt_tokens']:,} (uncached "
         f"{usage['input_tokens']:,}, cache writes {usage['cache_write_5m_tokens'] + usage['cache_write_1h_tokens']:,}, "
-        f"cache reads {usage['cache_read_input_tokens']:,}) · output {usage['output_tokens']:,} · "
-        f"cost ${usage['cost_usd']:.4f} as billed (estimated beforehand ≤ ${doc['estimate']['cost_usd']:.4f})",
+        f"cache reads {usage['cache_read_input_tokens']:,}) · output {usage['output_tokens']:,} · {cost}",
         "",
+        *shape,
         "| verdict | claims |",
         "|---|---|",
         *[f"| {md_code(k)} | {counts[k]} |" for k in sorted(counts, key=lambda k: ORDER.get(k, 9))],

@@ -15,6 +15,7 @@ FIELDS = ("verdict", "claimed", "source_says", "confidence", "note")
 VERDICT_TOOL: dict[str, Any] = {
     "name": TOOL_NAME,
     "description": "Record the verdict on one claim against the page it cites. Call exactly once.",
+    "strict": True,  # the input is guaranteed to match the schema (structured outputs)
     "input_schema": {
         "type": "object",
         "additionalProperties": False,

@@ -14,19 +14,32 @@ the cache lines, ``cache_creation`` by TTL, ``cache_read_input_tokens``).
 Answers are scripted per claim id (read from the request's claim block): a verdict through
 the tool, a text-only reply, failures before success, a reply cut at ``max_tokens`` below a
 given budget, a refusal, a forced tool refused, citations, a batch result errored (of a given
-error type), expired or canceled. Tokens are counted at 4 characters a token and 1,500 a PDF
+error type), expired or canceled. Tokens are counted at 2.5 characters a token (the current
+tokenizer's ratio on this text) and 1,500 a PDF
 page; every billed usage is kept in ``usages`` so a test can price it independently.
+
+The Models API and the rules that differ by model (``MODELS``): ``GET /v1/models[/{id}]`` with
+each model's capabilities and a 404 ``not_found_error`` for an unknown id (a message naming
+one is a 404 too); a Sonnet-5.5-like model that answers 400 to ``thinking: disabled`` and to
+a forced tool; each model's caching minimum (Haiku 5.5: 512). Account rules, settable: a
+spend limit the owner set (400 ``invalid_request_error``, "You have reached your specified API
+usage limits…") after N answered messages; the tier's spend cap (429 ``rate_limit_error`` with
+``error.details.error_code: enforced_spend_limit_reached`` and no ``retry-after``) after N; a
+529 ``overloaded_error`` on every k-th message request; a scripted claim that hangs (``hang``:
+seconds) past the client's timeout. ``log`` holds every request as (method, path).
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import itertools
 import json
 import re
 import threading
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -38,6 +51,35 @@ _PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
 PAGE_TOKENS = 1500
 MAX_REQUEST_BYTES = 32_000_000
 TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+# id -> what the model takes: thinking disabled / adaptive, a forced tool, strict tools; its caching minimum
+MODELS: dict[str, dict[str, Any]] = {
+    "claude-haiku-5-5": {"disabled": True, "adaptive": True, "forced_tool": True, "structured": True,
+                         "cache_min": 512, "display_name": "Claude Haiku 5.5"},
+    "claude-sonnet-5-5": {"disabled": False, "adaptive": True, "forced_tool": False, "structured": True,
+                          "cache_min": 1024, "display_name": "Claude Sonnet 5.5"},
+}
+SPEND_LIMIT_MESSAGE = ("You have reached your specified API usage limits. You will regain access on "
+                       "2027-01-01 at 00:00 UTC.")
+
+
+def model_info(model_id: str, rules: dict[str, Any]) -> dict[str, Any]:
+    def yes(flag: bool) -> dict[str, bool]:
+        return {"supported": flag}
+
+    return {"type": "model", "id": model_id, "display_name": rules.get("display_name", model_id),
+            "created_at": "2026-10-07T00:00:00Z", "lifecycle": rules.get("lifecycle", "active"),
+            "max_input_tokens": 200_000, "max_tokens": rules.get("max_tokens", 64_000),
+            "capabilities": {
+                "batch": yes(True), "citations": yes(True), "code_execution": yes(False),
+                "context_management": {"supported": False, "clear_thinking_20251015": None,
+                                       "clear_tool_uses_20250919": None, "compact_20260112": None},
+                "effort": {"supported": False, "low": None, "medium": None, "high": None, "max": None},
+                "image_input": yes(True), "pdf_input": yes(True),
+                "server_tools": {"supported": False},
+                "structured_outputs": yes(bool(rules.get("structured", True))),
+                "thinking": {"supported": True, "types": {
+                    "adaptive": yes(bool(rules.get("adaptive", True))), "between_tools": yes(False),
+                    "disabled": yes(bool(rules.get("disabled", True))), "enabled": yes(False)}}}}
 
 
 class Refused(Exception):  # noqa: N818
@@ -51,13 +93,34 @@ def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
 
 
+FILES: dict[str, bytes] = {}  # Files API uploads (ids are unique across stubs), file_id -> bytes
+
+
 def _documents(params: dict[str, Any]) -> list[tuple[dict[str, Any], bytes]]:
     out = []
     for message in params.get("messages", []):
         for block in _blocks(message):
-            if block.get("type") == "document" and block.get("source", {}).get("type") == "base64":
-                out.append((block, base64.b64decode(block["source"].get("data", ""))))
+            source = block.get("source", {}) if block.get("type") == "document" else {}
+            if source.get("type") == "base64":
+                out.append((block, base64.b64decode(source.get("data", ""))))
+            elif source.get("type") == "file":
+                if source.get("file_id") not in FILES:
+                    raise Refused(404, "not_found_error", f"file_id {source.get('file_id')!r}: no such file")
+                out.append((block, FILES[source["file_id"]]))
     return out
+
+
+def _multipart_file(content_type: str, raw: bytes) -> bytes | None:
+    """The ``file`` part of a multipart/form-data body."""
+    from email.parser import BytesParser
+    from email.policy import HTTP
+
+    message = BytesParser(policy=HTTP).parsebytes(f"Content-Type: {content_type}\r\n\r\n".encode() + raw)
+    for part in message.iter_parts():
+        if part.get_param("name", header="content-disposition") == "file":
+            payload = part.get_payload(decode=True)
+            return payload if isinstance(payload, bytes) else None
+    return None
 
 
 def pdf_pages(data: bytes) -> int:
@@ -75,6 +138,10 @@ def prefix_chars(params: dict[str, Any]) -> int:
                                                           if isinstance(b, dict))
 
 
+def tokens_of_chars(chars: int) -> int:
+    return chars * 2 // 5
+
+
 def count_input_tokens(params: dict[str, Any]) -> int:
     system = params.get("system") or []
     chars = prefix_chars(params) + (len(system) if isinstance(system, str) else 0)
@@ -85,7 +152,7 @@ def count_input_tokens(params: dict[str, Any]) -> int:
                 chars += len(block.get("text", ""))
     for _, data in _documents(params):
         tokens += pdf_pages(data) * PAGE_TOKENS
-    return chars // 4 + tokens
+    return tokens_of_chars(chars) + tokens
 
 
 def claim_id_of(params: dict[str, Any]) -> str:
@@ -97,10 +164,33 @@ def claim_id_of(params: dict[str, Any]) -> str:
     return ""
 
 
-def check_params(params: dict[str, Any], counting: bool = False) -> None:
+def check_params(params: dict[str, Any], counting: bool = False, models: dict[str, dict[str, Any]] | None = None
+                 ) -> None:
     """The API's request rules the client must keep; raise ``Refused`` like the API answers."""
     if not params.get("model"):
         raise Refused(400, "invalid_request_error", "model: Field required")
+    rules = (models if models is not None else MODELS).get(params["model"])
+    if rules is None or rules.get("lifecycle") == "retired":
+        raise Refused(404, "not_found_error", f"model: {params['model']}")
+    if not counting and params["max_tokens"] > int(rules.get("max_tokens", 64_000)):
+        raise Refused(400, "invalid_request_error", f"max_tokens: at most {rules.get('max_tokens', 64_000)} "
+                                                    f"for this model")
+    thinking_type = (params.get("thinking") or {}).get("type")
+    if thinking_type == "disabled" and not rules.get("disabled", True):
+        raise Refused(400, "invalid_request_error", "thinking.type: 'disabled' is not supported for this model")
+    if thinking_type == "adaptive" and not rules.get("adaptive", True):
+        raise Refused(400, "invalid_request_error", "thinking.type: 'adaptive' is not supported for this model")
+    if (params.get("tool_choice") or {}).get("type") in ("tool", "any") and not rules.get("forced_tool", True):
+        raise Refused(400, "invalid_request_error", "tool_choice: forcing tool use is not supported for this model")
+    output_format = (params.get("output_config") or {}).get("format")
+    if output_format is not None and not rules.get("structured", True):
+        raise Refused(400, "invalid_request_error", "output_config.format: not supported for this model")
+    if output_format is not None and output_format.get("type") != "json_schema":
+        raise Refused(400, "invalid_request_error", "output_config.format.type: must be json_schema")
+    if output_format is not None and any((d.get("citations") or {}).get("enabled") for d, _ in _documents(params)):
+        raise Refused(400, "invalid_request_error", "citations are not supported with output_config.format")
+    if any(t.get("strict") for t in params.get("tools", [])) and not rules.get("structured", True):
+        raise Refused(400, "invalid_request_error", "tools.0.strict: not supported for this model")
     if not counting and (not isinstance(params.get("max_tokens"), int) or params["max_tokens"] < 1):
         raise Refused(400, "invalid_request_error", "max_tokens: Field required")
     if not params.get("messages"):
@@ -127,15 +217,28 @@ def check_params(params: dict[str, Any], counting: bool = False) -> None:
 class AnthropicStub:
     def __init__(self, scripts: dict[str, Script] | None = None, default: Script | None = None,
                  polls_before_end: int = 2, *, batch_max_bytes: int = 256_000_000, batch_max_requests: int = 100_000,
-                 cache_min_tokens: int = 4096, reject_key: bool = False) -> None:
+                 cache_min_tokens: int | None = None, reject_key: bool = False,
+                 models: dict[str, dict[str, Any]] | None = None, spend_limit_after: int | None = None,
+                 tier_cap_after: int | None = None, overload_every: int | None = None) -> None:
         self.scripts = scripts or {}
         self.default = default or {"tool": {"verdict": "INDETERMINATE", "claimed": "", "source_says": "",
                                             "confidence": "LOW", "note": "stub default"}}
         self.polls_before_end = polls_before_end
         self.batch_max_bytes = batch_max_bytes
         self.batch_max_requests = batch_max_requests
-        self.cache_min_tokens = cache_min_tokens
+        self.cache_min_tokens = cache_min_tokens  # None: each model's own
         self.reject_key = reject_key
+        self.models = dict(MODELS if models is None else models)
+        self.spend_limit_after = spend_limit_after
+        self.tier_cap_after = tier_cap_after
+        self.overload_every = overload_every
+        self.log: list[tuple[str, str]] = []  # (method, path) of every request received
+        self.message_posts = 0  # POST /v1/messages received, answered or not
+        self.answered = 0  # messages answered 200
+        self.after_stop: list[str] = []  # requests received after the first spend-limit answer
+        self.body_bytes: dict[str, int] = {}  # path -> request body bytes received (what a client sent)
+        self.files: list[str] = []  # file ids uploaded to this stub
+        self.deleted: list[str] = []
         self.requests: list[dict[str, Any]] = []  # every /v1/messages body that was answered, with "_tokens"
         self.usages: list[dict[str, Any]] = []  # every billed usage: {"usage": ..., "batch": bool}
         self.refusals: list[tuple[int, str]] = []  # (status, message) of every refused request
@@ -192,10 +295,11 @@ class AnthropicStub:
         total = count_input_tokens(params)
         marker = next((b["cache_control"] for b in params.get("system") or []
                        if isinstance(b, dict) and b.get("cache_control")), None)
-        prefix = prefix_chars(params) // 4
+        prefix = tokens_of_chars(prefix_chars(params))
         read = written = 0
         ttl = "5m"
-        if marker and prefix >= self.cache_min_tokens:
+        floor = self.cache_min_tokens or int(self.models.get(params.get("model", ""), {}).get("cache_min", 4096))
+        if marker and prefix >= floor:
             ttl = marker.get("ttl", "5m")
             key = hashlib.sha1(json.dumps([params.get("model"), params.get("tools"), params.get("system")],
                                           sort_keys=True).encode()).hexdigest()
@@ -225,7 +329,10 @@ class AnthropicStub:
             content.append({"type": "text", "text": "The document says:", "citations": [
                 {"type": "page_location", "cited_text": c, "document_index": 0, "document_title": "doc",
                  "start_page_number": 1, "end_page_number": 2} for c in script["citations"]]})
-        if "tool" in script:
+        if "tool" in script and (params.get("output_config") or {}).get("format"):
+            content.append({"type": "text", "text": json.dumps(script["tool"])})  # the structured answer
+            stop = "end_turn"
+        elif "tool" in script:
             content.append({"type": "tool_use", "id": self.next_id("toolu"), "name": "record_verdict",
                             "input": script["tool"]})
         output = int(script.get("output_tokens", len(json.dumps(script.get("tool", {}))) // 4 + 40))
@@ -237,6 +344,7 @@ class AnthropicStub:
         with self._lock:
             self.requests.append({**params, "_tokens": count_input_tokens(params)})
             self.usages.append({"usage": usage, "batch": batch})
+            self.answered += 1
         return {"id": self.next_id("msg"), "type": "message", "role": "assistant", "model": params.get("model"),
                 "content": content, "stop_reason": stop, "stop_sequence": None, "usage": usage}
 
@@ -257,6 +365,10 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
+            self._send_json(status, body, headers)
+
+    def _send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -271,14 +383,60 @@ class _Handler(BaseHTTPRequestHandler):
             self.stub.refusals.append((refused.status, refused.message))
         self._json(refused.status, _error(refused.etype, refused.message), {"x-should-retry": "false"})
 
-    def do_POST(self) -> None:  # noqa: N802
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)  # always read the body: the connection is kept alive
-        path = self.path.split("?")[0].rstrip("/")
+    def _authorized(self, path: str, method: str) -> bool:
+        with self.stub._lock:
+            self.stub.log.append((method, path))
         if self.stub.reject_key or not (self.headers.get("x-api-key") or self.headers.get("authorization")):
             with self.stub._lock:
                 self.stub.unauthorized.append(path)
             self._json(401, _error("authentication_error", "invalid x-api-key"), {"x-should-retry": "false"})
+            return False
+        return True
+
+    def _account_stop(self) -> bool:
+        """The account's limits, before the request is read: True when answered with one."""
+        stub = self.stub
+        with stub._lock:
+            stub.message_posts += 1
+            n = stub.message_posts
+            spent_out = stub.spend_limit_after is not None and stub.answered >= stub.spend_limit_after
+            capped = stub.tier_cap_after is not None and stub.answered >= stub.tier_cap_after
+            if spent_out or capped:
+                stub.after_stop.append(self.path)
+        if spent_out:
+            self._refuse(Refused(400, "invalid_request_error", SPEND_LIMIT_MESSAGE))
+            return True
+        if capped:  # the tier's monthly cap: a 429 without retry-after, which no retry can pass
+            body = _error("rate_limit_error", "Your organization has reached its monthly usage limit for its tier.")
+            body["error"]["details"] = {"error_code": "enforced_spend_limit_reached"}
+            with stub._lock:
+                stub.refusals.append((429, body["error"]["message"]))
+            self._json(429, body)
+            return True
+        if stub.overload_every and n % stub.overload_every == 0:
+            self._json(529, _error("overloaded_error", "Overloaded"), {"retry-after-ms": "20"})
+            return True
+        return False
+
+    def do_POST(self) -> None:  # noqa: N802
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)  # always read the body: the connection is kept alive
+        path = self.path.split("?")[0].rstrip("/")
+        if not self._authorized(path, "POST"):
+            return
+        with self.stub._lock:
+            self.stub.body_bytes[path] = self.stub.body_bytes.get(path, 0) + length
+        if path == "/v1/files":
+            data = _multipart_file(self.headers.get("Content-Type", ""), raw)
+            if not data or not data.startswith(b"%PDF"):
+                self._refuse(Refused(400, "invalid_request_error", "file: a PDF is required"))
+                return
+            file_id = f"file_stub_{uuid.uuid4().hex[:20]}"
+            with self.stub._lock:
+                FILES[file_id] = data
+                self.stub.files.append(file_id)
+            self._json(200, {"id": file_id, "type": "file", "filename": "scan.pdf", "mime_type": "application/pdf",
+                             "size_bytes": len(data), "created_at": _now(), "downloadable": False})
             return
         limit = self.stub.batch_max_bytes if path.endswith("/batches") else MAX_REQUEST_BYTES
         try:
@@ -286,13 +444,18 @@ class _Handler(BaseHTTPRequestHandler):
                 raise Refused(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
             params: dict[str, Any] = json.loads(raw or b"{}")
             if path.endswith("/v1/messages/count_tokens"):
-                check_params(params, counting=True)
+                check_params(params, counting=True, models=self.stub.models)
                 with self.stub._lock:
                     self.stub.count_calls += 1
                 self._json(200, {"input_tokens": count_input_tokens(params)})
             elif path.endswith("/v1/messages"):
-                check_params(params)
+                if self._account_stop():
+                    return
+                check_params(params, models=self.stub.models)
                 cid, script, attempt = self.stub.script_for(params)
+                if script.get("hang"):  # past the client's timeout: it gives up, nothing is billed
+                    time.sleep(float(script["hang"]))
+                    return
                 failures: list[int] = script.get("fail", [])
                 if attempt <= len(failures):
                     self._json(failures[attempt - 1], _error("overloaded_error", "Overloaded"),
@@ -323,7 +486,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _result(self, params: dict[str, Any]) -> dict[str, Any]:
         try:
-            check_params(params)
+            check_params(params, models=self.stub.models)
             cid, script, attempt = self.stub.script_for(params)
             failing = script.get("batch_fail")
             if failing and attempt <= script.get("batch_fail_times", 1):
@@ -350,7 +513,35 @@ class _Handler(BaseHTTPRequestHandler):
                 "expires_at": expires, "cancel_initiated_at": None, "archived_at": None,
                 "results_url": f"{self.stub.base_url}/v1/messages/batches/{batch_id}/results" if ended else None}
 
+    def do_DELETE(self) -> None:  # noqa: N802
+        path = self.path.split("?")[0].rstrip("/")
+        if not self._authorized(path, "DELETE"):
+            return
+        file_id = path.rsplit("/", 1)[-1]
+        if not path.startswith("/v1/files/") or file_id not in FILES:
+            self._json(404, _error("not_found_error", path))
+            return
+        with self.stub._lock:
+            del FILES[file_id]
+            self.stub.deleted.append(file_id)
+        self._json(200, {"id": file_id, "type": "file_deleted"})
+
     def do_GET(self) -> None:  # noqa: N802
+        path = self.path.split("?")[0].rstrip("/")
+        if not self._authorized(path, "GET"):
+            return
+        if path == "/v1/models":
+            infos = [model_info(k, v) for k, v in self.stub.models.items()]
+            self._json(200, {"data": infos, "has_more": False, "first_id": infos[0]["id"] if infos else None,
+                             "last_id": infos[-1]["id"] if infos else None})
+            return
+        if path.startswith("/v1/models/"):
+            model_id = path[len("/v1/models/"):]
+            if model_id in self.stub.models:
+                self._json(200, model_info(model_id, self.stub.models[model_id]))
+            else:
+                self._json(404, _error("not_found_error", f"model: {model_id}"), {"x-should-retry": "false"})
+            return
         m = re.match(r"^/v1/messages/batches/([^/]+)(/results)?$", self.path.split("?")[0])
         if not m or m.group(1) not in self.stub.batches:
             self._json(404, _error("not_found_error", self.path))
