@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sv_scrapy.core.archive.politeness import with_archive_default
+from sv_scrapy.core.archive.thennow import DEFAULT_MAX_LOOKUPS, ArchiveSettings
 from sv_scrapy.core.errors import ConfigError
 from sv_scrapy.core.hosts import DEFAULT_GOV_HOSTS, DEFAULT_GOV_NAMESPACES, HostRules
 from sv_scrapy.core.page.ocr import DEFAULT_LANGUAGES, LANGUAGE_CODE
@@ -40,6 +42,8 @@ ALLOWLIST_FILE = "primary-source-allowlist.txt"
 _STRS = ListOf(Str())
 # sv_scrapy's own (optional): the audit reports; a playbook repo's config without it stays valid
 REPORT_SPEC = Obj(required={}, optional={"source_url_template": Str(), "backlog_top_n": POS_INT})
+# sv_scrapy's own (optional): then and now, the Wayback Machine's capture of a flagged claim's page
+ARCHIVE_SPEC = Obj(required={}, optional={"enabled": Bool(), "max_lookups": INT})
 _VALUE_TYPES = ListOf(Str(choices=("pct", "money", "statute", "date")))
 
 SOURCE_VERIFY_SPEC = Obj(
@@ -93,7 +97,7 @@ SOURCE_VERIFY_SPEC = Obj(
     },
     # sv_scrapy's own, every key optional: the report (links to playbook lines) and the LLM
     # layer (scrapy verify; sv_scrapy/llm/settings.py)
-    optional={"report": REPORT_SPEC, "llm": LLM_SPEC},
+    optional={"report": REPORT_SPEC, "llm": LLM_SPEC, "archive": ARCHIVE_SPEC},
 )
 
 _HOST_POLICY = Obj(
@@ -207,6 +211,7 @@ class Config:
     allowlist_path: Path | None
     llm: dict[str, Any]
     report: Report = Report()
+    archive: ArchiveSettings = ArchiveSettings()
 
     @property
     def warnings(self) -> list[str]:
@@ -265,7 +270,8 @@ def _liveness(raw: dict[str, Any]) -> Liveness:
             g["default_per_host_concurrency"], g["default_per_host_interval_ms"], "default"
         ),
         gov_policy=_policy(raw["gov_suffix_default"]),
-        per_host={h.lower(): _policy(p) for h, p in raw["per_host_overrides"].items() if not h.startswith("_")},
+        per_host=with_archive_default(
+            {h.lower(): _policy(p) for h, p in raw["per_host_overrides"].items() if not h.startswith("_")}),
         request_timeout_seconds=float(g["request_timeout_seconds"]),
         max_retries=g["max_retries"],
         retry_backoff_seconds=tuple(float(s) for s in g["retry_backoff_seconds"]),
@@ -290,6 +296,11 @@ def _pdf(raw: dict[str, Any], origin: Path) -> Pdf:
         if key in p:
             p[key] = kind(p[key])
     return Pdf(**p)
+
+
+def _archive(raw: dict[str, Any]) -> ArchiveSettings:
+    """``archive`` (validated by ``ARCHIVE_SPEC``: ``max_lookups`` is 0 or more)."""
+    return ArchiveSettings(bool(raw.get("enabled", True)), int(raw.get("max_lookups", DEFAULT_MAX_LOOKUPS)))
 
 
 def load_config(config_dir: str | Path) -> Config:
@@ -350,4 +361,5 @@ def load_config(config_dir: str | Path) -> Config:
         allowlist_path=allowlist_path,
         llm=llm_settings(sv.get("llm", {})),
         report=_report(sv.get("report", {}), sv_path),
+        archive=_archive(sv.get("archive", {})),
     )

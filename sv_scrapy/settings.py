@@ -56,6 +56,7 @@ ITEM_PIPELINES = {
     "sv_scrapy.pipelines.hashes.HashPipeline": 300,
     "sv_scrapy.pipelines.store.StoreRestorePipeline": 320,
     "sv_scrapy.pipelines.records.RecordsPipeline": 400,
+    "sv_scrapy.pipelines.archive.ArchivePipeline": 420,  # then and now: archived captures end here
     "sv_scrapy.pipelines.store.StoreUpdatePipeline": 450,
     "sv_scrapy.pipelines.store.StoreTextPipeline": 460,
     "sv_scrapy.pipelines.export.WorklistExportPipeline": 900,

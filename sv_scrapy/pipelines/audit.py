@@ -26,6 +26,7 @@ from sv_scrapy.core.report.report_md import issue_markdown, render_markdown
 from sv_scrapy.core.report.sourcelinks import resolve_links
 from sv_scrapy.extensions.outcome import record_failure, run_failure
 from sv_scrapy.pipelines import JobPipeline
+from sv_scrapy.pipelines.archive import archive_document
 from sv_scrapy.run import run_of
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ class AuditExportPipeline(JobPipeline):
                       kinds={u: str(v.get("kind") or "") for u, v in self.urls.items()},
                       weights=config.sampling.weights, as_of=datetime.fromisoformat(generated_at).date())
         stats = audit_stats(items, self.urls)
+        stats["archive"] = archive_document(self.crawler, items)  # then and now (pipelines.archive)
         stats["new_findings"] = new_findings(news(items))
         doc: dict[str, Any] = {
             "version": 1,

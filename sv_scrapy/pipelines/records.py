@@ -35,7 +35,7 @@ class RecordsPipeline:
         if page["from_journal"]:
             return item
         run, previous = run_of(self.crawler), None
-        if self.remembers:
+        if self.remembers and not getattr(item, "is_capture", False):  # an archived capture has no past
             previous = Previous(run.store.load(page["url"]), run.store.stable_text(page["url"]))
         outcome = page_records(page["fetched"], item.reading(), page["claims"], self.rules, previous)
         page["outcome"] = outcome
