@@ -47,6 +47,7 @@ PIPELINES = {
     "worklist": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", "sv_scrapy.pipelines.store.StoreTextPipeline",
                  "sv_scrapy.pipelines.export.WorklistExportPipeline"],
     "audit": [*READ, "sv_scrapy.pipelines.store.StoreRestorePipeline", "sv_scrapy.pipelines.records.RecordsPipeline",
+              "sv_scrapy.pipelines.archive.ArchivePipeline",
               "sv_scrapy.pipelines.store.StoreUpdatePipeline", "sv_scrapy.pipelines.audit.AuditExportPipeline"],
 }
 

@@ -15,6 +15,7 @@ from sv_scrapy.core.audit.stats import buckets, by_scope_priors, reason_group, r
 from sv_scrapy.core.escape import h, safe_href
 from sv_scrapy.core.page.prefilter import PRIORS
 from sv_scrapy.core.report.claimtext import claim_html
+from sv_scrapy.core.report.thennow import then_now_html
 
 COLOURS = {
     "TOKENS_ABSENT": "#c0392b", "WEAK_MATCH": "#e67e22", "TOKENS_PRESENT": "#27ae60",
@@ -88,6 +89,10 @@ def _hint(item: Mapping[str, Any]) -> str:
 
 
 def _now(item: Mapping[str, Any]) -> str:
+    return _now_page(item) + then_now_html(item)
+
+
+def _now_page(item: Mapping[str, Any]) -> str:
     new = item.get("excerpts") or []
     if new:
         return f'<span class="new">{h(new[0], 240)}</span>'
@@ -121,7 +126,7 @@ def _state(item: Mapping[str, Any]) -> str:
 
 def _listed(items: Sequence[Mapping[str, Any]], reason: bool = True) -> str:
     return _table([[_where(i), claim_html(i, 160), f"<code>{h(_state(i))}</code>" + (
-        f"<br>{_hint(i)}" if i.get("page_hint") else ""),
+        f"<br>{_hint(i)}" if i.get("page_hint") else "") + then_now_html(i),
         *([h(reason_group(str(i.get("note", ""))))] if reason else []), _link(i["source_url"])] for i in items],
         ["where", "claim", "now", *(["reason"] if reason else []), "page"])
 

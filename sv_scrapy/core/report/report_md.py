@@ -20,6 +20,7 @@ from sv_scrapy.core.audit.stats import buckets, reason_group, run_notes, standin
 from sv_scrapy.core.escape import md, md_code, md_inline, md_text
 from sv_scrapy.core.report.claimtext import claim_md
 from sv_scrapy.core.report.issuecut import GITHUB_ISSUE_LIMIT, Section, fit, join
+from sv_scrapy.core.report.thennow import then_excerpt_md, then_now_md
 
 HEADER = (
     "> **Tripwires, not verdicts.** A `TOKENS_ABSENT` figure may sit on a deeper page or be written "
@@ -82,6 +83,8 @@ def claim_block(item: Mapping[str, Any]) -> str:
         lines.append("  - now: _(the figure is not on the page, nor the claim's words)_")
     if _hint(item):
         lines.append(f"  - {_hint(item)}")
+    if then_now_md(item):
+        lines.append(f"  - {then_now_md(item)}" + (f" — then: {then_excerpt_md(item)}" if then_excerpt_md(item) else ""))
     diff = item.get("change_diff") or []
     if diff:
         lines.append("  - changed lines: " + " · ".join(md_inline(d[:160]) for d in diff[:6]))
@@ -92,6 +95,8 @@ def _row_now(item: Mapping[str, Any]) -> str:
     parts = [md_code(str(item["fetch_status"] if item.get("fetch_status") == "DEAD" else item["prior"]))]
     if item.get("page_hint"):
         parts.append(f"page now says **{md_inline(str(item['page_hint']))}** (hint)")
+    if then_now_md(item):
+        parts.append(then_now_md(item))
     return " · ".join(parts)
 
 
@@ -150,7 +155,8 @@ def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: 
                     "verified, stamp age, statute or money). Every claim is in report.html and audit.json._", ""])]
     absent = b["tokens_absent"]
     out.append(_table(["where", "claim", "page now says", "page read"],
-                      [[where(i), claim_md(i, 140), md_inline(str(i.get("page_hint") or "")),
+                      [[where(i), claim_md(i, 140), " · ".join(filter(None, (md_inline(str(i.get("page_hint") or "")),
+                                                                              then_now_md(i)))),
                         md_url(i.get("final_url") or i["source_url"])] for i in top(absent, top_n)],
                       f"### `TOKENS_ABSENT` — {len(absent)} standing"))
     changed = b["content_changed"]
