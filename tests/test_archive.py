@@ -15,12 +15,14 @@ from testing.mockweb.pdfgen import text_pdf
 from testing.mockweb.wayback import HOST, MockCapture, MockWayback
 
 from .crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from .test_monitoring import metrics
 
 FILLER = "<p>" + "How the duty is assessed, who pays it and when it falls due. " * 6 + "</p>"
 SITE = "https://www.impots.gouv.fr"
 NOW = "2026-06-15T03:00:00Z"
 FLOOR_MS = 300
-# the archive's pace as the operator configured it; short timeouts and one retry (max_retries counts the first try) keep the test quick
+# the archive's pace as the operator configured it; short timeouts and one retry (max_retries counts the
+# first try) keep the test quick
 LIVENESS: dict[str, Any] = {**FAST_LIVENESS,
                             "global": {**FAST_LIVENESS["global"], "max_retries": 2, "request_timeout_seconds": 2},
                             "per_host_overrides": {"web.archive.org": {"concurrency": 1, "interval_ms": FLOOR_MS}}}
@@ -96,6 +98,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     with MockWeb() as web:
         wayback = serve(web)
         cold_doc, _ = audit(tmp, web, config, "out")
+        cold_metrics = metrics(tmp / "out" / "metrics.prom")
         cold_log = list(web.log)
         web.clear_log()
         warm_doc, _ = audit(tmp, web, config, "out")
@@ -104,7 +107,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         off_doc, _ = audit(tmp, web, off, "out-off")
         off_log = list(web.log)
         del wayback
-    return {"cold": cold_doc, "cold_log": cold_log, "warm": warm_doc, "warm_log": warm_log, "off": off_doc,
+    return {"cold": cold_doc, "cold_metrics": cold_metrics, "cold_log": cold_log, "warm": warm_doc,
+            "warm_log": warm_log, "off": off_doc,
             "off_log": off_log, "store": tmp / "out" / "store"}
 
 
@@ -200,6 +204,13 @@ def test_stats_count_lookups_captures_and_verdicts(runs: dict[str, Any]) -> None
     assert stats["by_verdict"]["changed_since_verified"] == 4
 
 
+def test_metrics_carry_the_archive_counts(runs: dict[str, Any]) -> None:
+    m, stats = runs["cold_metrics"], runs["cold"]["stats"]["archive"]
+    assert m[("sv_audit_archive_events", (("event", "captures_read"),))] == stats["captures_read"] == 6
+    assert m[("sv_audit_archive_events", (("event", "errors"),))] == 3
+    assert m[("sv_audit_archive_claims", (("verdict", "changed_since_verified"),))] == 4
+
+
 def test_a_warm_audit_asks_nothing_for_what_it_looked_up(runs: dict[str, Any]) -> None:
     asked = {parse_qs(urlsplit(e.url).query).get("url", [""])[0] if "/cdx/" in e.url else e.url.split("id_/", 1)[-1]
              for e in archive_entries(runs["warm_log"]) if not e.url.endswith("/robots.txt")}
@@ -241,7 +252,8 @@ def test_a_flagged_claim_present_now_adds_nothing(tmp_path: Path) -> None:
             doc, _ = audit(tmp_path, web, config, "out", now=f"2026-{month:02d}-15T03:00:00Z")
             docs.append(doc["items"][0])
             archive_asks.append(len(archive_entries(web.log)))
-    assert [(d["content_changed"], d["in_flux"], d["stale_changed"]) for d in docs] == [(False, False, False), (False, True, False), (True, False, True)], docs[2]
+    assert [(d["content_changed"], d["in_flux"], d["stale_changed"]) for d in docs] == [
+        (False, False, False), (False, True, False), (True, False, True)]
     assert archive_asks[:2] == [0, 0] and archive_asks[2] > 0  # asked only once flagged
     assert docs[2]["then"]["prior"] == "TOKENS_PRESENT"
     assert docs[2]["then_now"] == {"verdict": "present_now", "line": ""}
