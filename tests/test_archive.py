@@ -291,3 +291,19 @@ def test_verify_sends_the_archived_excerpt_labelled_and_checks_quotes_against_it
     # the archived text cannot close its fence early
     assert sent.count("</untrusted_archived_evidence>") == 1 and "< /untrusted_archived_evidence>" in sent
     assert "Archived page evidence" not in texts("xx:3:nothen")
+
+
+def test_the_reports_show_the_one_line_escaped(runs: dict[str, Any]) -> None:
+    from sv_scrapy.core.report.report_md import _row_now, claim_block
+
+    out = runs["store"].parent / "audit"
+    report_md, report_html = (out / "report.md").read_text(), (out / "report.html").read_text()
+    # the first audit's backlog rows (TOKENS_ABSENT) carry the line
+    assert "🕰️ changed since verified: the archived page of 2026-05-15 said 5,81 % — today's page does not" in report_md
+    assert "changed since verified: the archived page of 2026-05-15 said 5,81 % — today&#x27;s page does not" \
+        in report_html
+    # a news block (vanished, changed) shows it with the then-excerpt; a news row with the archived link
+    items = by_path(runs["cold"])
+    block = claim_block(items["changed"])
+    assert "🕰️ changed since verified" in block and "— then: “" in block and "5,81" in block.split("— then:")[1]
+    assert f"<{HOST}/web/20260401000000/{url('dead')}>" in _row_now(items["dead"])
