@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sv_scrapy.core.archive.politeness import with_archive_default
-from sv_scrapy.core.archive.thennow import DEFAULT_MAX_LOOKUPS, ArchiveSettings
+from sv_scrapy.core.audit.archive.politeness import with_archive_default
+from sv_scrapy.core.audit.archive.thennow import DEFAULT_MAX_LOOKUPS, ArchiveSettings
 from sv_scrapy.core.errors import ConfigError
 from sv_scrapy.core.hosts import DEFAULT_GOV_HOSTS, DEFAULT_GOV_NAMESPACES, HostRules
 from sv_scrapy.core.page.ocr import DEFAULT_LANGUAGES, LANGUAGE_CODE

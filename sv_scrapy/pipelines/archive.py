@@ -1,13 +1,13 @@
 """Then and now in the audit: once every cited page is judged, the flagged claims' archived pages.
 
 The pipeline sees each page's claim records as they are made and keeps the flagged ones
-(``core.archive.thennow.is_flagged``). When the crawl would go idle it asks the Wayback CDX API
+(``core.audit.archive.thennow.is_flagged``). When the crawl would go idle it asks the Wayback CDX API
 about the most urgent (URL, stamp date) pairs, then reads the chosen capture raw: the capture
 is a :class:`CaptureItem` that goes through the same reading pipelines (HTML, PDF, OCR) and
 ``RecordsPipeline``'s matcher as today's page, comes back here and is dropped before the
 store's journal and the export. Archive requests are ordinary Scrapy requests: robots.txt, the
 retry middleware (``Retry-After``), the target guard and the paced download handler apply to
-them as to any page. The answers are kept in the store (``core.archive.cache``).
+them as to any page. The answers are kept in the store (``core.audit.archive.cache``).
 
 What the reviewer gets is set on the records by :func:`archive_document`, called by the export.
 """
@@ -25,10 +25,10 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, DropItem
 
-from sv_scrapy.core.archive.cache import ArchiveCache
-from sv_scrapy.core.archive.cdx import Capture, CdxError, Choice, cdx_query, choose, parse_cdx
-from sv_scrapy.core.archive.filedates import file_days
-from sv_scrapy.core.archive.thennow import (
+from sv_scrapy.core.audit.archive.cache import ArchiveCache
+from sv_scrapy.core.audit.archive.cdx import Capture, CdxError, Choice, cdx_query, choose, parse_cdx
+from sv_scrapy.core.audit.archive.filedates import file_days
+from sv_scrapy.core.audit.archive.thennow import (
     ARCHIVE_UNAVAILABLE,
     NO_CAPTURE,
     NO_DATE,

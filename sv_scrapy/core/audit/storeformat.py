@@ -9,7 +9,7 @@
 * **2** — format 1 with ``FORMAT.json``: from here on every format change bumps the number
   and adds a step to :func:`migrate`;
 * **3** — format 2 with ``archive/``: the Wayback Machine's answers for then and now
-  (``core.archive.cache``); a format-2 store needs nothing rewritten, the folder appears when
+  (``core.audit.archive.cache``); a format-2 store needs nothing rewritten, the folder appears when
   first written.
 
 A store without ``FORMAT.json`` is *pre-versioned* (0 or 1, told apart file by file): it is

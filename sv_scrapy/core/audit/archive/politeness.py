@@ -11,7 +11,7 @@ leaves room for another client on the same address, and for the ``Retry-After`` 
 
 from __future__ import annotations
 
-from sv_scrapy.core.archive.cdx import ARCHIVE_HOST
+from sv_scrapy.core.audit.archive.cdx import ARCHIVE_HOST
 from sv_scrapy.core.policy import HostPolicy
 
 ARCHIVE_DEFAULT_POLICY = HostPolicy(concurrency=1, interval_ms=1500,

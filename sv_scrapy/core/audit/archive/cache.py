@@ -16,8 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sv_scrapy.core.archive.cdx import Capture, captures_from_json, captures_to_json
 from sv_scrapy.core.atomic import write_json
+from sv_scrapy.core.audit.archive.cdx import Capture, captures_from_json, captures_to_json
 
 FOLDER = "archive"
 
