@@ -35,10 +35,13 @@ class RecordsPipeline:
         if page["from_journal"]:
             return item
         run, previous = run_of(self.crawler), None
-        if self.remembers and not getattr(item, "is_capture", False):  # an archived capture has no past
+        capture = getattr(item, "is_capture", False)  # an archived capture (pipelines.archive): no past, no page count
+        if self.remembers and not capture:
             previous = Previous(run.store.load(page["url"]), run.store.stable_text(page["url"]))
         outcome = page_records(page["fetched"], item.reading(), page["claims"], self.rules, previous)
         page["outcome"] = outcome
+        if capture:
+            return item
         for prior in outcome.priors:
             self.crawler.stats.inc_value(f"sv/prior/{prior}")
         self.crawler.stats.inc_value(f"sv/fetch_status/{outcome.raw_status}")
