@@ -200,7 +200,7 @@ def test_archive_requests_come_after_robots_and_keep_the_configured_floor(runs: 
 def test_stats_count_lookups_captures_and_verdicts(runs: dict[str, Any]) -> None:
     stats = runs["cold"]["stats"]["archive"]
     assert stats["lookups"] == len(CASES) - 1 + 1  # every flagged claim (not "present"), plus nodate
-    assert stats["captures_read"] == 6 and stats["errors"] == 3
+    assert stats["captures_read"] == 6 and stats["errors"] == 3 and stats["skipped"] == 0
     assert stats["by_verdict"]["changed_since_verified"] == 4
 
 

@@ -34,6 +34,7 @@ from sv_scrapy.core.audit.archive.thennow import (
     NO_DATE,
     UNREADABLE,
     apply,
+    is_flagged,
     problem,
     select,
     stamp_date,
@@ -90,6 +91,8 @@ def archive_document(crawler: Crawler, items: list[dict[str, Any]]) -> dict[str,
         verdict = (item.get("then_now") or {}).get("verdict")
         if verdict:
             by_verdict[verdict] = by_verdict.get(verdict, 0) + 1
+            if stats:
+                stats.inc_value(f"sv/archive/verdict/{verdict}")
     counts["by_verdict"] = dict(sorted(by_verdict.items()))
     return counts
 
@@ -137,7 +140,7 @@ class ArchivePipeline(JobPipeline):
         as_of = date.fromisoformat(run.runtime.clock.iso()[:10])
         records = [{**r, "priority": priority(r, self.weights, as_of)} for r in self.flagged]
         chosen = select(records, self.settings.max_lookups)
-        self._count("skipped", len(records) - len(chosen))
+        self._count("skipped", sum(1 for r in records if is_flagged(r)) - len(chosen))
         unstamped = {str(r.get("file") or "") for r in chosen if not (r.get("inline_stamp") or {}).get("date")}
         days = file_days(run.runtime.corpus_root, unstamped) if unstamped else {}
         by_id = {str(c["id"]): c for c in run.claims}
@@ -180,11 +183,11 @@ class ArchivePipeline(JobPipeline):
         lookup = self.lookups[response.meta["sv_archive"]]
         step = response.meta["sv_archive_step"]
         if response.status != 200:
-            return self._fail(lookup, f"the CDX API answered HTTP {response.status}")
+            return self._fail(lookup, f"cdx_http_{response.status}", f"the CDX API answered HTTP {response.status}")
         try:
             rows = parse_cdx(response.body)
         except CdxError as exc:
-            return self._fail(lookup, str(exc))
+            return self._fail(lookup, "cdx_malformed", str(exc))
         if step == "before":
             lookup.before = rows
             self._count("cdx_requests")
@@ -200,12 +203,13 @@ class ArchivePipeline(JobPipeline):
     def on_error(self, failure: Failure) -> None:
         request = failure.request  # type: ignore[attr-defined]
         lookup = self.lookups[request.meta["sv_archive"]]
-        status, note = failure_outcome(describe_failure(failure), request.meta.get("retry_times", 0) + 1)
-        self._fail(lookup, note)
+        facts = describe_failure(failure)
+        _, note = failure_outcome(facts, request.meta.get("retry_times", 0) + 1)
+        self._fail(lookup, facts.exc_name or facts.kind, note)
 
-    def _fail(self, lookup: Lookup, reason: str) -> None:
+    def _fail(self, lookup: Lookup, kind: str, reason: str) -> None:
         self._count("errors")
-        self.crawler.stats.inc_value(f"sv/archive/error/{reason.split(' (')[0].split(':')[0][:40]}")
+        self._count(f"error/{kind}")
         self._settle(lookup, problem(ARCHIVE_UNAVAILABLE, f"archive unavailable: {reason}"))
 
     def _settle(self, lookup: Lookup, then: dict[str, Any]) -> None:
@@ -242,7 +246,7 @@ class ArchivePipeline(JobPipeline):
     def on_capture(self, response: Response) -> Any:
         lookup = self.lookups[response.meta["sv_archive"]]
         if response.status != 200:
-            return self._fail(lookup, f"the capture answered HTTP {response.status}")
+            return self._fail(lookup, f"capture_http_{response.status}", f"the capture answered HTTP {response.status}")
         self._count("captures_read")
         headers = {k.decode("latin-1").lower(): v[0].decode("latin-1") for k, v in response.headers.items() if v}
         stopped = response.meta.get("sv_stopped", "")
