@@ -106,9 +106,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         web.clear_log()
         off_doc, _ = audit(tmp, web, off, "out-off")
         off_log = list(web.log)
+        web.clear_log()
+        two = make_config(tmp / "config-two", liveness=LIVENESS, source_verify={"archive": {"max_lookups": 2}})
+        two_doc, _ = audit(tmp, web, two, "out-two")
         del wayback
     return {"cold": cold_doc, "cold_metrics": cold_metrics, "cold_log": cold_log, "warm": warm_doc,
-            "warm_log": warm_log, "off": off_doc,
+            "warm_log": warm_log, "off": off_doc, "two": two_doc,
             "off_log": off_log, "store": tmp / "out" / "store"}
 
 
@@ -307,3 +310,12 @@ def test_the_reports_show_the_one_line_escaped(runs: dict[str, Any]) -> None:
     block = claim_block(items["changed"])
     assert "🕰️ changed since verified" in block and "— then: “" in block and "5,81" in block.split("— then:")[1]
     assert f"<{HOST}/web/20260401000000/{url('dead')}>" in _row_now(items["dead"])
+
+
+def test_max_lookups_bounds_the_claims_asked_about(runs: dict[str, Any]) -> None:
+    doc = runs["two"]
+    asked = [i for i in doc["items"] if i["then"] is not None]
+    assert len(asked) == 2 and doc["stats"]["archive"]["skipped"] == 9
+    # the most urgent first (the sampling priority; ties by id)
+    flagged = sorted((i for i in doc["items"] if i["prior"] != "TOKENS_PRESENT"), key=lambda i: (-i["priority"], i["id"]))
+    assert {i["id"] for i in asked} == {i["id"] for i in flagged[:2]}

@@ -52,3 +52,23 @@ def test_the_lines_name_the_capture_and_the_figure_as_written() -> None:
 def test_malformed_cdx_answers_raise(body: str) -> None:
     with pytest.raises(CdxError):
         parse_cdx(body)
+
+
+def test_a_file_without_stamp_takes_its_last_commit_day(tmp_path):  # type: ignore[no-untyped-def]
+    import os
+    import subprocess
+
+    from sv_scrapy.core.audit.archive.filedates import file_days
+    from sv_scrapy.core.audit.archive.thennow import stamp_date
+
+    (tmp_path / "countries").mkdir()
+    (tmp_path / "countries" / "notes.md").write_text("- Ceiling 1.75 %\n")
+    env = {**os.environ, "GIT_AUTHOR_DATE": "2026-04-02T10:00:00Z", "GIT_COMMITTER_DATE": "2026-04-02T10:00:00Z",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "notes"]):
+        subprocess.run(["git", "-C", str(tmp_path), *cmd], check=True, env=env)
+    days = file_days(tmp_path, ["countries/notes.md", "countries/none.md", ""])
+    assert days == {"countries/notes.md": "2026-04-02"}
+    assert stamp_date({"file": "countries/notes.md", "inline_stamp": None}, days) == ("2026-04-02", "file")
+    assert stamp_date({"file": "x.md", "inline_stamp": {"date": "2026-05-20"}}, days) == ("2026-05-20", "stamp")
+    assert stamp_date({"file": "x.md", "inline_stamp": None}, days) == ("", "")
