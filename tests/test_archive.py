@@ -75,6 +75,10 @@ def serve(web: MockWeb) -> MockWayback:
                   else Route(body=today))
         wayback.add(url(path), *captures)
     web.route(url("nodate"), Route(body=page()))
+    # the Wayback redirects a raw capture to its nearest timestamp: followed, like any redirect
+    web.route(f"{HOST}/web/20260510000000id_/{url('never')}",
+              Route(status=302, redirect=f"{HOST}/web/20260510120000id_/{url('never')}"))
+    web.route(f"{HOST}/web/20260510120000id_/{url('never')}", Route(body=page(), etag=False))
     wayback.cdx_first[url("throttled")] = [Route(status=429, headers={"Retry-After": "1"}, body="slow down",
                                                  content_type="text/plain")]
     wayback.cdx_always[url("malformed")] = Route(body='[["urlkey","timestamp"', content_type="application/json")
@@ -141,6 +145,7 @@ def test_the_capture_read_is_the_closest_before_the_stamp(runs: dict[str, Any]) 
 
 
 def test_absent_then_and_now_is_not_on_the_page_when_verified(runs: dict[str, Any]) -> None:
+    """(Its capture redirects to another timestamp, as the Wayback does.)"""
     item = by_path(runs["cold"])["never"]
     assert item["then"]["prior"] == "TOKENS_ABSENT"
     assert item["then_now"]["verdict"] == "not_on_page_when_verified"

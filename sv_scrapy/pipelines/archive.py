@@ -46,7 +46,7 @@ from sv_scrapy.items import PageItem
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.run import run_of
 from sv_scrapy.runtime import load_cached, page_rules
-from sv_scrapy.spiders.base import describe_failure
+from sv_scrapy.spiders.base import HANDLED_STATUSES, describe_failure
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -128,7 +128,7 @@ class ArchivePipeline(JobPipeline):
         if self.settings.enabled and not self.started:
             outcome = ItemAdapter(item)["outcome"]
             if outcome is not None:
-                self.flagged.extend(r for r in outcome.records if isinstance(r, dict))
+                self.flagged.extend(r for r in outcome.records if isinstance(r, dict) and is_flagged(r))
         return item
 
     # -- planning, when the pages are done -------------------------------------------------
@@ -140,7 +140,7 @@ class ArchivePipeline(JobPipeline):
         as_of = date.fromisoformat(run.runtime.clock.iso()[:10])
         records = [{**r, "priority": priority(r, self.weights, as_of)} for r in self.flagged]
         chosen = select(records, self.settings.max_lookups)
-        self._count("skipped", sum(1 for r in records if is_flagged(r)) - len(chosen))
+        self._count("skipped", len(records) - len(chosen))
         unstamped = {str(r.get("file") or "") for r in chosen if not (r.get("inline_stamp") or {}).get("date")}
         days = file_days(run.runtime.corpus_root, unstamped) if unstamped else {}
         by_id = {str(c["id"]): c for c in run.claims}
@@ -166,8 +166,9 @@ class ArchivePipeline(JobPipeline):
 
     def _request(self, url: str, lookup: Lookup, step: str, callback: Any, errback: Any) -> scrapy.Request:
         return scrapy.Request(url, callback=callback, errback=errback, dont_filter=True,
+                              # redirects are followed (the Wayback redirects a capture to its nearest timestamp)
                               meta={"sv_archive": (lookup.url, lookup.day), "sv_archive_step": step,
-                                    "handle_httpstatus_all": True, "dont_merge_cookies": True})
+                                    "handle_httpstatus_list": HANDLED_STATUSES, "dont_merge_cookies": True})
 
     def _start(self, lookup: Lookup) -> scrapy.Request | None:
         cached = self.cache.cdx(lookup.url, lookup.day)
