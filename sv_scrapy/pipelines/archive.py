@@ -14,7 +14,7 @@ What the reviewer gets is set on the records by :func:`archive_document`, called
 
 from __future__ import annotations
 
-import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -42,6 +42,7 @@ from sv_scrapy.core.audit.archive.thennow import (
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.pagerecord import Fetched, Reading, body_to_read, failure_outcome, page_records
 from sv_scrapy.core.report.auditdoc import priority
+from sv_scrapy.extensions.outcome import stop_for_output
 from sv_scrapy.items import PageItem
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.run import run_of
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from twisted.python.failure import Failure
 
-logger = logging.getLogger(__name__)
 
 _READING_KEYS = ("kind", "text", "text_method", "lang", "pdf", "read_note", "ocr", "content_hash")
 _RESULTS: WeakKeyDictionary[Crawler, dict[str, dict[str, Any]]] = WeakKeyDictionary()
@@ -116,6 +116,14 @@ class ArchivePipeline(JobPipeline):
     @property
     def cache(self) -> ArchiveCache:
         return ArchiveCache(run_of(self.crawler).store.root)
+
+    def _keep(self, write: Callable[[], None]) -> None:
+        """A write to the store's archive/ that fails is the output folder failing: the run stops
+        sending, as for a page (``extensions.outcome.stop_for_output``)."""
+        try:
+            write()
+        except OutputError as exc:
+            stop_for_output(self.crawler, exc)
 
     def _count(self, event: str, n: int = 1) -> None:
         self.crawler.stats.inc_value(f"sv/archive/{event}", n)
@@ -194,10 +202,8 @@ class ArchivePipeline(JobPipeline):
             self._count("cdx_requests")
             return self._request(cdx_query(lookup.url, lookup.day, "after"), lookup, "after", self.on_cdx, self.on_error)
         before = lookup.before or []
-        try:
-            self.cache.save_cdx(lookup.url, lookup.day, before, rows, run_of(self.crawler).runtime.clock.iso())
-        except OutputError as exc:
-            logger.warning("archive answer not kept: %(error)s", {"error": exc})
+        self._keep(lambda: self.cache.save_cdx(lookup.url, lookup.day, before, rows,
+                                               run_of(self.crawler).runtime.clock.iso()))
         lookup.choice = choose(before, rows)
         return self._capture_step(lookup)
 
@@ -266,10 +272,7 @@ class ArchivePipeline(JobPipeline):
         assert capture is not None
         kept = {k: page[k] for k in _READING_KEYS}
         kept["content_type"] = item.fetched.content_type
-        try:
-            self.cache.save_capture(lookup.url, capture.timestamp, kept)
-        except OutputError as exc:
-            logger.warning("archived capture not kept: %(error)s", {"error": exc})
+        self._keep(lambda: self.cache.save_capture(lookup.url, capture.timestamp, kept))
         self._results_from(lookup, page["outcome"])
 
     def _judge(self, lookup: Lookup, fetched: Fetched, reading: Reading) -> None:
