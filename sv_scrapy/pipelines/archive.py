@@ -220,8 +220,9 @@ class ArchivePipeline(JobPipeline):
         self._settle(lookup, problem(ARCHIVE_UNAVAILABLE, f"archive unavailable: {reason}"))
 
     def _settle(self, lookup: Lookup, then: dict[str, Any]) -> None:
+        """Every claim of the lookup gets the same said-so outcome (with the date it compared with)."""
         for claim in lookup.claims:
-            self.results[str(claim["id"])] = dict(then)
+            self.results[str(claim["id"])] = {"date": lookup.day, "date_from": lookup.date_from, **then}
 
     # -- the capture -----------------------------------------------------------------------
     def _capture_fields(self, lookup: Lookup) -> dict[str, Any]:
