@@ -324,3 +324,19 @@ def test_max_lookups_bounds_the_claims_asked_about(runs: dict[str, Any]) -> None
     # the most urgent first (the sampling priority; ties by id)
     flagged = sorted((i for i in doc["items"] if i["prior"] != "TOKENS_PRESENT"), key=lambda i: (-i["priority"], i["id"]))
     assert {i["id"] for i in asked} == {i["id"] for i in flagged[:2]}
+
+
+def test_the_archives_robots_txt_is_obeyed(tmp_path: Path) -> None:
+    write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": "# France\n\n**Last verified**: 2026-05-20\n\n"
+                                                                   f"## Tax\n\n- Duty 7.25 % ([n]({url('never')}))\n"})
+    config = make_config(tmp_path / "config", liveness=LIVENESS, source_verify=ON)
+    with MockWeb() as web:
+        wayback = MockWayback(web)
+        wayback.add(url("never"), MockCapture("20260510000000", page("7,25 %")))
+        web.route(f"{HOST}/robots.txt", Route(body="User-agent: *\nDisallow: /cdx/\n", content_type="text/plain"))
+        web.route(url("never"), Route(body=page()))
+        doc, _ = audit(tmp_path, web, config, "out")
+        asked = [e.url for e in archive_entries(web.log)]
+    assert asked == [f"{HOST}/robots.txt"]
+    assert doc["items"][0]["then_now"] == {"verdict": "archive_unavailable",
+                                           "line": "archive unavailable: robots.txt disallows this URL"}
