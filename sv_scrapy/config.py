@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sv_scrapy.core.audit.archive.politeness import with_archive_default
+from sv_scrapy.core.audit.archive.thennow import DEFAULT_MAX_LOOKUPS, ArchiveSettings
 from sv_scrapy.core.errors import ConfigError
 from sv_scrapy.core.hosts import DEFAULT_GOV_HOSTS, DEFAULT_GOV_NAMESPACES, HostRules
 from sv_scrapy.core.page.ocr import DEFAULT_LANGUAGES, LANGUAGE_CODE
@@ -41,6 +43,8 @@ _STRS = ListOf(Str())
 # sv_scrapy's own (optional): the audit reports; a playbook repo's config without it stays valid
 REPORT_SPEC = Obj(required={}, optional={"source_url_template": Str(), "backlog_top_n": POS_INT,
                                          "verify_reports": Str()})
+# sv_scrapy's own (optional): then and now, the Wayback Machine's capture of a flagged claim's page
+ARCHIVE_SPEC = Obj(required={}, optional={"enabled": Bool(), "max_lookups": INT})
 _VALUE_TYPES = ListOf(Str(choices=("pct", "money", "statute", "date")))
 
 SOURCE_VERIFY_SPEC = Obj(
@@ -94,7 +98,7 @@ SOURCE_VERIFY_SPEC = Obj(
     },
     # sv_scrapy's own, every key optional: the report (links to playbook lines) and the LLM
     # layer (scrapy verify; sv_scrapy/llm/settings.py)
-    optional={"report": REPORT_SPEC, "llm": LLM_SPEC,
+    optional={"report": REPORT_SPEC, "llm": LLM_SPEC, "archive": ARCHIVE_SPEC,
               # one hop for the figure (core/page/outlinks.py): off with "enabled": false
               "linked": Obj(required={}, optional={"enabled": Bool(), "max_per_page": INT})},
 )
@@ -222,6 +226,7 @@ class Config:
     llm: dict[str, Any]
     report: Report = Report()
     linked: Linked = Linked()
+    archive: ArchiveSettings = ArchiveSettings()
 
     @property
     def warnings(self) -> list[str]:
@@ -280,7 +285,8 @@ def _liveness(raw: dict[str, Any]) -> Liveness:
             g["default_per_host_concurrency"], g["default_per_host_interval_ms"], "default"
         ),
         gov_policy=_policy(raw["gov_suffix_default"]),
-        per_host={h.lower(): _policy(p) for h, p in raw["per_host_overrides"].items() if not h.startswith("_")},
+        per_host=with_archive_default(
+            {h.lower(): _policy(p) for h, p in raw["per_host_overrides"].items() if not h.startswith("_")}),
         request_timeout_seconds=float(g["request_timeout_seconds"]),
         max_retries=g["max_retries"],
         retry_backoff_seconds=tuple(float(s) for s in g["retry_backoff_seconds"]),
@@ -305,6 +311,11 @@ def _pdf(raw: dict[str, Any], origin: Path) -> Pdf:
         if key in p:
             p[key] = kind(p[key])
     return Pdf(**p)
+
+
+def _archive(raw: dict[str, Any]) -> ArchiveSettings:
+    """``archive`` (validated by ``ARCHIVE_SPEC``: ``max_lookups`` is 0 or more)."""
+    return ArchiveSettings(bool(raw.get("enabled", True)), int(raw.get("max_lookups", DEFAULT_MAX_LOOKUPS)))
 
 
 def load_config(config_dir: str | Path) -> Config:
@@ -367,4 +378,5 @@ def load_config(config_dir: str | Path) -> Config:
         report=_report(sv.get("report", {}), sv_path),
         linked=Linked(bool(sv.get("linked", {}).get("enabled", True)),
                       int(sv.get("linked", {}).get("max_per_page", Linked.max_per_page))),
+        archive=_archive(sv.get("archive", {})),
     )

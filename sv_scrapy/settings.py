@@ -59,6 +59,7 @@ ITEM_PIPELINES = {
     "sv_scrapy.pipelines.pdf.PdfTextPipeline": 200,
     "sv_scrapy.pipelines.hashes.HashPipeline": 300,
     "sv_scrapy.pipelines.records.RecordsPipeline": 400,
+    "sv_scrapy.pipelines.archive.ArchivePipeline": 410,  # then and now: archived captures end here
     "sv_scrapy.pipelines.outlinks.LinkedPipeline": 420,
     "sv_scrapy.pipelines.store.StoreUpdatePipeline": 450,
     "sv_scrapy.pipelines.store.StoreTextPipeline": 460,

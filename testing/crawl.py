@@ -38,6 +38,8 @@ def make_config(folder: Path, liveness: dict[str, Any] | None = None, source_ver
             else:
                 base[key] = value
 
+    # then and now (the Wayback Machine) is off unless a test asks for it: its own tests are tests/test_archive.py
+    source_verify = {"archive": {"enabled": False}, **(source_verify or {})}
     for name, extra in (("_url-liveness.json", liveness), ("_source-verify.json", source_verify)):
         if extra:
             path = folder / name

@@ -49,7 +49,8 @@ PIPELINES = {
                  "sv_scrapy.pipelines.export.WorklistExportPipeline"],
     # a 304 is restored from the past its request carried before any reading stage runs
     "audit": ["sv_scrapy.pipelines.store.StoreRestorePipeline", *READ, "sv_scrapy.pipelines.records.RecordsPipeline",
-              LINKED, "sv_scrapy.pipelines.store.StoreUpdatePipeline", "sv_scrapy.pipelines.audit.AuditExportPipeline"],
+              "sv_scrapy.pipelines.archive.ArchivePipeline", LINKED, "sv_scrapy.pipelines.store.StoreUpdatePipeline",
+              "sv_scrapy.pipelines.audit.AuditExportPipeline"],
 }
 
 

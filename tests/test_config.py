@@ -59,6 +59,10 @@ def test_corpus_config_validates_unchanged_and_finds_its_allowlist(shared_corpus
          "_source-verify.json: extraction.salient_value_types[1]: must be one of"),
         ("_url-liveness.json", lambda d: d["per_host_overrides"]["eur-lex.europa.eu"].update(interval_ms=-1),
          "_url-liveness.json: per_host_overrides.eur-lex.europa.eu.interval_ms: must be >= 0"),
+        ("_source-verify.json", lambda d: d.update(archive={"max_lookups": -1}),
+         "_source-verify.json: archive.max_lookups: must be >= 0"),
+        ("_source-verify.json", lambda d: d.update(archive={"enabled": "no"}),
+         '_source-verify.json: archive.enabled: expected true or false, got "no"'),
         ("_url-liveness.json", lambda d: d["global"].update(concurrency=True),
          "_url-liveness.json: global.concurrency: expected an integer, got True"),
     ],
@@ -92,3 +96,16 @@ def test_gov_rule_override_from_config(config_copy: Path) -> None:
     edit(config_copy, "_source-verify.json", lambda d: d["extraction"].update(gov_namespaces=["gov"], gov_hosts=[]))
     cfg = load_config(config_copy)
     assert cfg.hosts.tier("www.nts.go.kr") == "secondary"
+
+
+def test_the_archive_gets_a_conservative_floor_unless_the_config_names_one(config_copy: Path) -> None:
+    from sv_scrapy.core.politeness import policy_for
+
+    cfg = load_config(config_copy)
+    assert (cfg.archive.enabled, cfg.archive.max_lookups) == (True, 300)
+    built_in = policy_for("web.archive.org", cfg.liveness, cfg.hosts)
+    assert (built_in.concurrency, built_in.interval_ms) == (1, 1500)
+    edit(config_copy, "_url-liveness.json",
+         lambda d: d["per_host_overrides"].update({"archive.org": {"concurrency": 2, "interval_ms": 4000}}))
+    named = policy_for("web.archive.org", load_config(config_copy).liveness, cfg.hosts)
+    assert (named.concurrency, named.interval_ms) == (2, 4000)

@@ -38,6 +38,7 @@ from sv_scrapy.llm.models import ModelShape, output_budget, request_shape, retri
 from sv_scrapy.llm.prompts import Shape, estimate_input_tokens, prefix_chars
 from sv_scrapy.llm.report import render_verify_markdown
 from sv_scrapy.llm.settings import for_model, model_entry
+from sv_scrapy.llm.thenevidence import then_excerpt
 from sv_scrapy.runtime import process_clock
 
 if TYPE_CHECKING:
@@ -242,7 +243,7 @@ class Command(SvCommand):
                     "guardrail_actions": [], "model_verdict": None, "sent_as": "nothing"}
         outcome = outcomes.get(key) or Outcome(kind=API, error="no response")
         record = apply_guardrails(item, outcome.answer, page_text=plan.texts.get(key), error=outcome.error,
-                                  unchecked=plan.unchecked.get(key, ""))
+                                  unchecked=plan.unchecked.get(key, ""), then_text=then_excerpt(item))
         return {**record, "content_hash": item.get("content_hash", ""),  # what the audit's staleness compares
                 "sent_as": plan.methods.get(key, ""), "stop_reason": outcome.stop_reason,
                 "attempts": outcome.notes, "no_verdict_reason": outcome.kind if outcome.answer is None else "",

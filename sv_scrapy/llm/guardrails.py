@@ -81,6 +81,7 @@ def apply_guardrails(
     cited_texts: Sequence[str] | None = None,
     error: str = "",
     unchecked: str = "",
+    then_text: str = "",
 ) -> dict[str, Any]:
     """The verdict record for one worklist item; ``answer`` is the model's tool input.
 
@@ -132,7 +133,12 @@ def apply_guardrails(
                 verdict = "INDETERMINATE"
         elif page_text is not None:
             verified = quote_on_page(quote, page_text)
-            if not verified:
+            if not verified and then_text and quote_on_page(quote, then_text):
+                actions.append(f"{verdict} quotes the archived page, not today's page -> INDETERMINATE")
+                record["note"] = "the quote is the archived page's (then), checked against it; not today's page. " \
+                    + record["note"]
+                verdict = "INDETERMINATE"
+            elif not verified:
                 actions.append(f"{verdict} quote not found verbatim in the fetched text -> INDETERMINATE")
                 verdict = "INDETERMINATE"
         else:

@@ -18,6 +18,7 @@ from typing import Any
 
 from sv_scrapy.llm.cost import PDF_PAGE_TOKENS, tokens_of
 from sv_scrapy.llm.schema import TOOL_NAME, VERDICT_TOOL
+from sv_scrapy.llm.thenevidence import then_block
 
 SYSTEM = """You check ONE claim from a due-diligence playbook against the page it cites, for a human reviewer.
 
@@ -132,6 +133,8 @@ def build_params(item: Mapping[str, Any], shape: Shape, evidence: list[str] | No
         blocks = "\n---\n".join(fence(e) for e in evidence or []) or "(no text could be read from the page)"
         label = OCR_LABEL if ocr else "Page evidence"
         content.append({"type": "text", "text": f"{label}:\n{EVIDENCE_OPEN}\n{blocks}\n{EVIDENCE_CLOSE}"})
+    if then_block(item):  # then and now: the archived page's words, labelled apart (llm.thenevidence)
+        content.append({"type": "text", "text": then_block(item)})
     params: dict[str, Any] = {
         "model": shape.model,
         "max_tokens": shape.max_tokens,

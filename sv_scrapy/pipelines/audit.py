@@ -18,6 +18,7 @@ from sv_scrapy.core.audit.verdicts import read_verdicts, reports_dir
 from sv_scrapy.core.report.finish import AuditInputs, finish_audit
 from sv_scrapy.core.report.sourcelinks import resolve_links
 from sv_scrapy.extensions.outcome import run_failure
+from sv_scrapy.pipelines.archive import archive_inputs
 from sv_scrapy.pipelines.export import ExportPipeline
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ class AuditExportPipeline(ExportPipeline):
         for warning in warnings:
             logger.warning(warning)
         previous, scopes = store.claim_outcomes()
+        archive_results, archive_enabled, archive_counts = archive_inputs(self.crawler)
         done = finish_audit(AuditInputs(
             claims=run.claims, records=self.records, urls=self.urls, params=run.params, run_id=run.run_id,
             resumed=run.resumed, generated_at=run.runtime.clock.iso(), page_text=store.text,
@@ -65,8 +67,11 @@ class AuditExportPipeline(ExportPipeline):
             failure=run_failure(self.crawler), journal=store.run_info(), previous=previous, scopes=scopes,
             history=store.history(), quarantined=store.quarantined,
             store_format=run.store_format.as_dict() if run.store_format else {}, allowlist_rows=run.allowlist_rows,
-            linter_rows=run.linter_rows, reviews=run.reviews, verdicts=verdicts,
+            linter_rows=run.linter_rows, reviews=run.reviews, verdicts=verdicts, archive_results=archive_results,
+            archive_enabled=archive_enabled, archive_counts=archive_counts,
             log_file=self.crawler.settings.get("LOG_FILE") or ""))
+        for verdict, count in done.doc["stats"]["archive"]["by_verdict"].items():
+            self.crawler.stats.inc_value(f"sv/archive/verdict/{verdict}", count)
         write_json(run.out_dir / "audit.json", done.doc)
         for name, text in done.reports.items():
             write_text(run.out_dir / name, text)

@@ -91,8 +91,11 @@ class _Outlinks:
 
     @staticmethod
     def _html_page(page: ItemAdapter) -> bool:
+        """A page of today's web read as HTML: an archived capture (``pipelines.archive``) is the
+        page as it was, and today's frames or links would mix the present into it."""
         fetched = page["fetched"]
-        return bool(page["kind"] == "html" and fetched.http_status == 200)
+        capture = getattr(page.item, "is_capture", False)
+        return bool(page["kind"] == "html" and fetched.http_status == 200 and not capture)
 
 
 class FramesPipeline(_Outlinks):

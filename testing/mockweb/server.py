@@ -42,8 +42,11 @@ class Route:
     dynamic: Callable[[int], bytes | str] | None = None  # body computed from the hit number
     etag: bool = True  # send an ETag and answer a matching If-None-Match with 304
     bandwidth: float = 0.0  # bytes per second for the body (0: as fast as loopback goes)
+    responder: Callable[[str, int], Route] | None = None  # the answer computed from the full URL and hit (an API)
 
-    def for_hit(self, hit: int) -> Route:
+    def for_hit(self, hit: int, url: str = "") -> Route:
+        if self.responder:
+            return self.responder(url, hit)
         if self.sequence:
             return self.sequence[min(hit, len(self.sequence)) - 1]
         return self
@@ -246,7 +249,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             self._send(status, {"Content-Type": "text/plain"}, body, send_body)
             return
         hit = self.web.next_hit(url)
-        answer = route.for_hit(hit)
+        answer = route.for_hit(hit, url)
         entry.status = answer.status if not answer.redirect else (answer.status if answer.status != 200 else 302)
         if answer.delay:
             time.sleep(answer.delay)

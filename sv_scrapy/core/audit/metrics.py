@@ -75,4 +75,18 @@ def prometheus_text(m: RunMetrics) -> str:
                        for k, v in sorted(stats.get("pages_by_fetch_status", {}).items())])
         out += _gauge("sv_audit_not_modified_ratio", "Share of the pages read that answered 304 Not Modified.",
                       [("", round(float(stats.get("not_modified_pct", 0.0)) / 100.0, 4))])
+        out += archive_gauges(stats.get("archive") or {})
     return "\n".join(out) + "\n"
+
+
+def archive_gauges(archive: Mapping[str, Any]) -> list[str]:
+    """Then and now (``stats.archive``): lookups, captures read, archive errors, claims by verdict."""
+    if not archive:
+        return []
+    events = ("lookups", "cdx_requests", "cdx_cached", "captures_read", "captures_cached", "errors", "skipped")
+    out = _gauge("sv_audit_archive_events", "The Wayback Machine in the last audit: lookups, requests, cache hits, "
+                 "captures read, archive errors, flagged claims over archive.max_lookups.",
+                 [(f'{{event="{e}"}}', int(archive.get(e, 0))) for e in events])
+    return out + _gauge("sv_audit_archive_claims", "Claims of the last audit by then-and-now verdict.",
+                        [(f'{{verdict="{_label(str(k))}"}}', int(v))
+                         for k, v in sorted((archive.get("by_verdict") or {}).items())])

@@ -7,7 +7,10 @@
 * **1** — checksummed entries, sealed texts, ``claims.json``, ``history.json``, ``ocr/``;
   still no ``FORMAT.json``;
 * **2** — format 1 with ``FORMAT.json``: from here on every format change bumps the number
-  and adds a step to :func:`migrate`.
+  and adds a step to :func:`migrate`;
+* **3** — format 2 with ``archive/``: the Wayback Machine's answers for then and now
+  (``core.audit.archive.cache``); a format-2 store needs nothing rewritten, the folder appears when
+  first written.
 
 A store without ``FORMAT.json`` is *pre-versioned* (0 or 1, told apart file by file): it is
 read leniently and migrated once, in place, by the run that holds the output folder's lock.
@@ -37,7 +40,7 @@ from sv_scrapy.core.audit.store import TEXT_HEADER, ContentStore, Entry, seal_te
 from sv_scrapy.core.clock import Clock
 from sv_scrapy.core.errors import SvError
 
-FORMAT = 2
+FORMAT = 3
 FORMAT_FILE = "FORMAT.json"
 
 
@@ -152,6 +155,10 @@ def migrate(root: Path, clock: Clock) -> Migration:
     found = check_format(root)
     if found == FORMAT:
         return Migration(found)
+    if found == 2:  # 2 -> 3: archive/ is new, nothing existing changes shape
+        result = Migration(found)
+        _write_format(root, clock, result)
+        return result
     if found is None and not _has_content(root):
         _write_format(root, clock, Migration(None))
         return Migration(None)

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.audit import history
+from sv_scrapy.core.audit.archive.thennow import apply as apply_then_now
+from sv_scrapy.core.audit.archive.thennow import by_verdict
 from sv_scrapy.core.audit.reviewfile import Review
 from sv_scrapy.core.audit.reviews import apply_reviews, open_findings, remember_expired
 from sv_scrapy.core.audit.stats import audit_stats
@@ -57,6 +59,9 @@ class AuditInputs:
     linter_rows: Sequence[Mapping[str, object]] = ()
     reviews: Sequence[Review] = ()
     verdicts: Mapping[Any, Mapping[str, Any]] = field(default_factory=dict)  # the latest `scrapy verify` verdicts
+    archive_results: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # claim id -> its capture outcome
+    archive_enabled: bool = False
+    archive_counts: Mapping[str, Any] = field(default_factory=dict)  # the archive's requests, caches, errors
     log_file: str = ""
 
 
@@ -83,6 +88,8 @@ def finish_audit(given: AuditInputs) -> AuditFinish:
                   links=given.links, kinds={u: str(v.get("kind") or "") for u, v in given.urls.items()},
                   weights=given.weights, as_of=today)
     stats = audit_stats(items, given.urls)
+    apply_then_now(items, given.archive_results, given.archive_enabled)  # then and now (core.audit.archive)
+    stats["archive"] = {**given.archive_counts, "by_verdict": by_verdict(items)}
     roots = root_rows(given.linter_rows)
     memory = apply_reviews(items, given.reviews, today, given.previous, roots)
     attach_verdicts(items, given.verdicts)

@@ -26,6 +26,7 @@ from sv_scrapy.core.report.reviewed import (
     item_command,
     root_command,
 )
+from sv_scrapy.core.report.thennow import then_now_html
 
 COLOURS = {
     "TOKENS_ABSENT": "#c0392b", "WEAK_MATCH": "#e67e22", "TOKENS_PRESENT": "#27ae60",
@@ -100,7 +101,7 @@ def _hint(item: Mapping[str, Any]) -> str:
 
 def _now(item: Mapping[str, Any]) -> str:
     linked = f"<br><small>{linked_note(item, _link)}</small>" if linked_note(item) else ""
-    return _now_excerpt(item) + linked
+    return _now_excerpt(item) + linked + then_now_html(item)
 
 
 def _now_excerpt(item: Mapping[str, Any]) -> str:
@@ -137,7 +138,7 @@ def _state(item: Mapping[str, Any]) -> str:
 
 def _listed(items: Sequence[Mapping[str, Any]], reason: bool = True) -> str:
     return _table([[_where(i), claim_html(i, 160), f"<code>{h(_state(i))}</code>" + (
-        f"<br>{_hint(i)}" if i.get("page_hint") else "") + html_verdict(i),
+        f"<br>{_hint(i)}" if i.get("page_hint") else "") + then_now_html(i) + html_verdict(i),
         *([h(reason_group(str(i.get("note", ""))))] if reason else []), _link(i["source_url"]),
         html_cmd(item_command(i))] for i in items],
         ["where", "claim", "now", *(["reason"] if reason else []), "page", "review"])

@@ -31,6 +31,7 @@ from sv_scrapy.core.report.reviewed import (
     md_verdict,
     root_command,
 )
+from sv_scrapy.core.report.thennow import then_excerpt_md, then_now_md
 
 HEADER = (
     "> **Tripwires, not verdicts.** A `TOKENS_ABSENT` figure may sit on a deeper page or be written "
@@ -95,6 +96,8 @@ def claim_block(item: Mapping[str, Any]) -> str:
         lines.append(f"  - {_hint(item)}")
     if linked_note(item):
         lines.append(f"  - {linked_note(item, md_url)}")
+    if then_now_md(item):
+        lines.append(f"  - {then_now_md(item)}" + (f" — then: {then_excerpt_md(item)}" if then_excerpt_md(item) else ""))
     diff = item.get("change_diff") or []
     if diff:
         lines.append("  - changed lines: " + " · ".join(md_inline(d[:160]) for d in diff[:6]))
@@ -110,6 +113,8 @@ def _row_now(item: Mapping[str, Any]) -> str:
         parts.append(f"page now says **{md_inline(str(item['page_hint']))}** (hint)")
     if md_verdict(item):
         parts.append(md_verdict(item))
+    if then_now_md(item):
+        parts.append(then_now_md(item))
     return " · ".join(parts)
 
 
@@ -173,7 +178,8 @@ def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: 
     absent = b["tokens_absent"]
     out.append(_table(["where", "claim", "page now says", "page read", "review"],
                       [[where(i), claim_md(i, 140), " · ".join(filter(None, [md_inline(str(i.get("page_hint") or "")),
-                                                                           linked_note(i, md_url), md_verdict(i)])),
+                                                                           linked_note(i, md_url), then_now_md(i),
+                                                                           md_verdict(i)])),
                         md_url(i.get("final_url") or i["source_url"]), md_cmd(item_command(i))]
                        for i in top(absent, top_n)],
                       f"### `TOKENS_ABSENT` — {len(absent)} standing"))

@@ -1,0 +1,60 @@
+"""The archive's answers kept in the content store (``store/archive/``), so that a warm audit
+asks the Wayback Machine nothing for a claim it already looked up:
+
+    archive/cdx/<sha1(url + date)>.json        the two CDX answers for (URL, stamp date)
+    archive/capture/<sha1(url + timestamp)>.json what the reading stages got out of a capture
+
+A capture never changes, so neither expires. Only successful answers are kept: an error is
+asked again next month. File names are hashes, never URL-derived text; a file that does not
+parse, or holds another key, is read as absent (and simply rewritten).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from sv_scrapy.core.atomic import write_json
+from sv_scrapy.core.audit.archive.cdx import Capture, captures_from_json, captures_to_json
+
+FOLDER = "archive"
+
+
+def _key(*parts: str) -> str:
+    return hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+class ArchiveCache:
+    def __init__(self, store_root: Path) -> None:
+        self.root = store_root / FOLDER
+
+    def _read(self, kind: str, key: str) -> dict[str, Any] | None:
+        try:
+            data = json.loads((self.root / kind / f"{key}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) and data.get("key") == key else None
+
+    def cdx(self, url: str, day: str) -> tuple[list[Capture], list[Capture]] | None:
+        """The kept (before, after) CDX rows for the URL and stamp date, if any."""
+        data = self._read("cdx", _key(url, day))
+        if data is None:
+            return None
+        before, after = captures_from_json(data.get("before")), captures_from_json(data.get("after"))
+        return (before, after) if before is not None and after is not None else None
+
+    def save_cdx(self, url: str, day: str, before: list[Capture], after: list[Capture], at: str) -> None:
+        key = _key(url, day)
+        write_json(self.root / "cdx" / f"{key}.json", {"key": key, "url": url, "date": day, "asked_at": at,
+                                                       "before": captures_to_json(before),
+                                                       "after": captures_to_json(after)})
+
+    def capture(self, url: str, timestamp: str) -> dict[str, Any] | None:
+        """What was read of the capture (kind, text, method, …), if it was read before."""
+        return self._read("capture", _key(url, timestamp))
+
+    def save_capture(self, url: str, timestamp: str, reading: dict[str, Any]) -> None:
+        key = _key(url, timestamp)
+        write_json(self.root / "capture" / f"{key}.json", {**reading, "key": key, "url": url, "timestamp": timestamp})
