@@ -46,7 +46,7 @@ def jobs_for(corpus: Path, shape: Shape) -> dict[str, dict[str, object]]:
         page = FILLER[:3000] + " " + claim.claim_text + " " + FILLER[:3000]
         prior = prior_for_text(claim.values, page, [claim.source_host], settings)
         item = {**claim.as_dict(), "prior": prior.prior, "excerpts": prior.excerpts, "fetch_status": "OK"}
-        jobs[claim.id] = build_params(item, shape, widen(item, page, cfg.llm["evidence_chars"]))
+        jobs[claim.id] = build_params(item, shape, widen(item, page, cfg.llm.evidence_chars))
     return jobs
 
 
@@ -72,7 +72,7 @@ def main() -> int:
         print(f"skip: corpus slice not found at {args.corpus}", file=sys.stderr)
         return 0
     llm = load_config(PROJECT_DIR / "config").llm  # sv_scrapy's llm section (the slice's config has none)
-    prices, cache_min = for_model(llm, llm["model"])
+    prices, cache_min = for_model(llm, llm.model)
     assert prices is not None
     prefix = tokens_of(prefix_chars())
     results = {}
@@ -80,18 +80,18 @@ def main() -> int:
         os.environ.update(stub.env())
         client = make_client(0, 30)
         for mode, ttl in (("sync", "5m"), ("batch", "1h")):
-            shape = Shape(llm["model"], llm["max_tokens"], llm["thinking"], ttl if prefix >= cache_min else None)
+            shape = Shape(llm.model, llm.max_tokens, llm.thinking, ttl if prefix >= cache_min else None)
             jobs = jobs_for(args.corpus, shape)
             if mode == "sync":
-                outcomes = run_sync(client, jobs, llm["concurrency"], llm["max_tokens_retry"],
+                outcomes = run_sync(client, jobs, llm.concurrency, llm.max_tokens_retry,
                                     warm_first=prefix >= cache_min)
             else:
-                runner = BatchRunner(client, Path(tmp), 0.0, lambda _m: None, llm["batch_max_requests"],
-                                     llm["batch_max_bytes"], llm["max_tokens_retry"])
+                runner = BatchRunner(client, Path(tmp), 0.0, lambda _m: None, llm.batch_max_requests,
+                                     llm.batch_max_bytes, llm.max_tokens_retry)
                 outcomes = runner.run(jobs, {"bench": True})
             results[mode] = (jobs, outcomes)
     jobs, _ = results["sync"]
-    print(f"{len(jobs)} claims of the slice, model {llm['model']} at {prices['input']}/{prices['output']} USD per "
+    print(f"{len(jobs)} claims of the slice, model {llm.model} at {prices['input']}/{prices['output']} USD per "
           f"MTok (cache write 5m {prices['cache_write_5m']}, 1h {prices['cache_write_1h']}, read "
           f"{prices['cache_read']}; batch ×{prices['batch_discount']})")
     print(f"  cacheable prefix (tools + instructions) ~{prefix:,} tokens; the model caches from {cache_min:,}: "

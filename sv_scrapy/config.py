@@ -33,7 +33,7 @@ from sv_scrapy.core.schema import (
     Str,
     validate,
 )
-from sv_scrapy.llm.settings import LLM_SPEC, llm_settings
+from sv_scrapy.llm.settings import LLM_SPEC, LlmSettings, llm_settings
 
 SOURCE_VERIFY_FILE = "_source-verify.json"
 LIVENESS_FILE = "_url-liveness.json"
@@ -223,7 +223,7 @@ class Config:
     liveness: Liveness
     hosts: HostRules
     allowlist_path: Path | None
-    llm: dict[str, Any]
+    llm: LlmSettings
     report: Report = Report()
     linked: Linked = Linked()
     archive: ArchiveSettings = ArchiveSettings()

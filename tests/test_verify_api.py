@@ -136,7 +136,7 @@ def test_cost_is_the_usage_as_billed(tmp_path: Path, mode: str, ttl: str) -> Non
         counted = stub.count_calls
     assert result.returncode == 0, result.stderr[-3000:]
     doc, markdown = report(out)
-    p = load_config(env["SV_CONFIG_DIR"]).llm["prices_usd_per_mtok"]
+    p = load_config(env["SV_CONFIG_DIR"]).llm.prices_usd_per_mtok
     expected = sum((u["usage"]["input_tokens"] * p["input"] + u["usage"]["output_tokens"] * p["output"]
                     + u["usage"]["cache_read_input_tokens"] * p["cache_read"]
                     + u["usage"]["cache_creation"]["ephemeral_5m_input_tokens"] * p["input"] * 1.25
@@ -276,17 +276,17 @@ def test_llm_keys_are_optional_and_checked(tmp_path: Path) -> None:
     from sv_scrapy.llm.settings import llm_settings
 
     defaults = llm_settings({})
-    assert (defaults["thinking"], defaults["max_tokens"], defaults["batch_max_requests"],
-            defaults["batch_max_bytes"]) == ("off", 1024, 100_000, 256_000_000)
-    assert llm_settings({"max_output_tokens": 700})["max_tokens"] == 700  # the older key still reads
-    assert llm_settings({"prices_usd_per_mtok": {"input": 2.0, "output": 8.0}})["prices_usd_per_mtok"][
+    assert (defaults.thinking, defaults.max_tokens, defaults.batch_max_requests,
+            defaults.batch_max_bytes) == ("off", 1024, 100_000, 256_000_000)
+    assert llm_settings({"max_output_tokens": 700}).max_tokens == 700  # the older key still reads
+    assert llm_settings({"prices_usd_per_mtok": {"input": 2.0, "output": 8.0}}).prices_usd_per_mtok[
         "cache_write_5m"] == 2.5
     config_with(tmp_path)
     path = tmp_path / "config" / "_source-verify.json"
     doc = json.loads(path.read_text(encoding="utf-8"))
     del doc["llm"]  # a playbook repo's config has no llm section
     path.write_text(json.dumps(doc), encoding="utf-8")
-    assert load_config(tmp_path / "config").llm["thinking"] == "off"
+    assert load_config(tmp_path / "config").llm.thinking == "off"
     doc["llm"] = {"thinking": "maybe"}
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(ConfigError, match="llm.thinking: must be one of off, default, adaptive"):

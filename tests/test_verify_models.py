@@ -152,7 +152,7 @@ def test_the_prefix_is_cached_and_the_cost_is_the_billed_truth(tmp_path: Path) -
     assert usages[0]["usage"]["cache_creation_input_tokens"] > 0
     assert all(u["usage"]["cache_read_input_tokens"] > 0 for u in usages[1:])  # every request after the first
     doc, _ = report(out)
-    prices = load_config(env["SV_CONFIG_DIR"]).llm["prices_usd_per_mtok"]
+    prices = load_config(env["SV_CONFIG_DIR"]).llm.prices_usd_per_mtok
     assert doc["usage"]["cost_usd"] == pytest.approx(truth_usd(usages, prices), rel=0.01)
     assert doc["usage"]["cache_hit_share"] > 0.8
     est = doc["estimate"]  # expected and worst case side by side; the expected one near the truth
@@ -175,7 +175,7 @@ def test_the_cost_cap_is_enforced_while_running(tmp_path: Path) -> None:
     line = error_line(result)
     assert "--max-cost-usd" in line and "reached" in line
     doc, _ = report(out)
-    prices = load_config(Path(__file__).resolve().parent.parent / "config").llm["prices_usd_per_mtok"]
+    prices = load_config(Path(__file__).resolve().parent.parent / "config").llm.prices_usd_per_mtok
     spent = truth_usd(second, prices)
     assert spent <= cap and doc["usage"]["cost_usd"] <= cap  # stopped before the spent cost passed it
     judged = sum(v["verdict"] == "MATCH" for v in doc["verdicts"])
@@ -184,7 +184,7 @@ def test_the_cost_cap_is_enforced_while_running(tmp_path: Path) -> None:
 
 
 def test_long_context_requests_are_priced_at_their_tier() -> None:
-    prices = load_config(Path(__file__).resolve().parent.parent / "config").llm["prices_usd_per_mtok"]
+    prices = load_config(Path(__file__).resolve().parent.parent / "config").llm.prices_usd_per_mtok
     short, long = Usage(90_000, 100, 0, 0, 0, 1), Usage(110_000, 100, 0, 0, 0, 1)
     assert call_cost(short, prices, batch=False) == pytest.approx((90_000 * 0.10 + 100 * 0.50) / 1e6)
     assert call_cost(long, prices, batch=False) == pytest.approx((110_000 * 0.50 + 100 * 2.50) / 1e6)
@@ -218,7 +218,7 @@ def test_config_models_table_is_checked(tmp_path: Path) -> None:
         "threshold_tokens": 200000, "input": 2, "output": 10}}, "cache_min_tokens": 1024, "forced_tool": False}}
     PathConfig.write_text(json.dumps(doc), encoding="utf-8")
     llm = load_config(env["SV_CONFIG_DIR"]).llm
-    assert llm["models"]["claude-x"]["cache_min_tokens"] == 1024 and "claude-sonnet-5-5" in llm["models"]
+    assert llm.models["claude-x"]["cache_min_tokens"] == 1024 and "claude-sonnet-5-5" in llm.models
 
 
 @pytest.mark.parametrize("mode", ["sync", "batch"])

@@ -99,7 +99,7 @@ class Command(SvCommand):
             raise ArgumentError(f"--country {opts.country!r}: expected a scope like fr")
         count = parse_int("--count ", opts.count, minimum=1) if opts.count is not None else None
         max_cost = parse_amount("--max-cost-usd ", opts.max_cost_usd) if opts.max_cost_usd is not None else None
-        model = opts.model or llm["model"]
+        model = opts.model or llm.model
 
         if opts.from_audit is not None:
             if opts.worklist:
@@ -123,11 +123,11 @@ class Command(SvCommand):
             raise ArgumentError("--price-unknown-ok and --max-cost-usd: a cost cap needs the model's prices")
         batch = mode == "batch"
         store = open_for_reading(rt.output_dir / "store", rt.clock)
-        plan = plan_jobs(items, store, Shape(model, llm["max_tokens"]), llm["evidence_chars"])
-        client = make_client(llm["max_retries"], llm["timeout_seconds"]) if plan.jobs else None
-        mshape = ModelShape(llm["thinking"], llm["thinking"] == "off", True, "")
+        plan = plan_jobs(items, store, Shape(model, llm.max_tokens), llm.evidence_chars)
+        client = make_client(llm.max_retries, llm.timeout_seconds) if plan.jobs else None
+        mshape = ModelShape(llm.thinking, llm.thinking == "off", True, "")
         failure: Outcome | None = None
-        max_tokens, retry_budget = llm["max_tokens"], llm["max_tokens_retry"]
+        max_tokens, retry_budget = llm.max_tokens, llm.max_tokens_retry
         if plan.jobs:
             info, failure = retrieve(client, model)  # an unknown id: exit 2 here, before any claim
             max_tokens, retry_budget = output_budget(info, max_tokens, retry_budget)
@@ -135,18 +135,18 @@ class Command(SvCommand):
                 raise ArgumentError(f"--model {model!r}: no prices in config (llm.models.{model}.prices_usd_per_mtok); "
                                     f"add them, or pass --price-unknown-ok to run it with its cost unreported")
             if failure is None:
-                mshape = request_shape(llm["thinking"], info, model_entry(llm, model))
+                mshape = request_shape(llm.thinking, info, model_entry(llm, model))
                 log(f"model {model}: {mshape.why}")
         prefix_tokens = tokens_of(prefix_chars())
         cache_ttl = ("1h" if batch else "5m") if prefix_tokens >= cache_min else None
         shape = Shape(model, max_tokens, mshape.thinking, cache_ttl, forced=mshape.forced, strict=mshape.strict,
                       output=mshape.output)
-        plan = plan_jobs(items, store, shape, llm["evidence_chars"])
+        plan = plan_jobs(items, store, shape, llm.evidence_chars)
         uploaded = upload_scans(client, plan.jobs, batch, log) \
-            if plan.jobs and failure is None and llm["files_api"] and not opts.resume else []
+            if plan.jobs and failure is None and llm.files_api and not opts.resume else []
 
-        counted = count_tokens(client, plan.jobs, llm["concurrency"], log) \
-            if plan.jobs and failure is None and llm["count_tokens"] and not opts.resume else None
+        counted = count_tokens(client, plan.jobs, llm.concurrency, log) \
+            if plan.jobs and failure is None and llm.count_tokens and not opts.resume else None
         sizes = {k: counted[k] if counted and k in counted else estimate_input_tokens(p, plan.pdf_pages.get(k, 0))
                  for k, p in plan.jobs.items()}
         est_in = sum(sizes.values())
@@ -155,7 +155,7 @@ class Command(SvCommand):
                "chars_per_token": None if counted else CHARS_PER_TOKEN, "cost_usd": None, "worst_cost_usd": None}
         if prices is not None:
             est["cost_usd"] = round(expected_cost(sizes.values(), min(prefix_tokens, min(sizes.values(), default=0)),
-                                                  llm["expected_output_tokens"], prices, batch, cache_ttl), 6)
+                                                  llm.expected_output_tokens, prices, batch, cache_ttl), 6)
             est["worst_cost_usd"] = round(sum(worst_cost(n, max_tokens, prices, batch)
                                               + worst_cost(n, retry_budget, prices, batch)
                                               for n in sizes.values()), 6)
@@ -177,12 +177,12 @@ class Command(SvCommand):
                         for k in plan.jobs}
         elif plan.jobs:
             if not batch:
-                outcomes = run_sync(client, plan.jobs, llm["concurrency"], retry_budget, gate, worst,
-                                    llm["max_retries"], warm_first=bool(cache_ttl))
+                outcomes = run_sync(client, plan.jobs, llm.concurrency, retry_budget, gate, worst,
+                                    llm.max_retries, warm_first=bool(cache_ttl))
             else:
-                poll = float(os.environ.get("SV_LLM_POLL_SECONDS") or llm["poll_seconds"])
-                runner = BatchRunner(client, self.reports_dir(rt.output_dir), poll, log, llm["batch_max_requests"],
-                                     llm["batch_max_bytes"], retry_budget, gate=gate, worst=worst)
+                poll = float(os.environ.get("SV_LLM_POLL_SECONDS") or llm.poll_seconds)
+                runner = BatchRunner(client, self.reports_dir(rt.output_dir), poll, log, llm.batch_max_requests,
+                                     llm.batch_max_bytes, retry_budget, gate=gate, worst=worst)
                 try:
                     outcomes = runner.run(plan.jobs, {**source, "model": model}, resume=opts.resume)
                 except LlmUnavailable as exc:  # the batch goes on: its files must outlive this process

@@ -7,6 +7,7 @@ Scrapy import; ``sv_scrapy.config`` validates the section with :data:`LLM_SPEC`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from sv_scrapy.core.schema import INT, NUM, POS_INT, Bool, MapOf, Obj, Spec, Str
@@ -110,7 +111,31 @@ def full_prices(raw: Mapping[str, Any] | None, base: Mapping[str, Any]) -> dict[
     return out
 
 
-def llm_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class LlmSettings:
+    """The ``llm`` section, typed: each key over its default (``LLM_DEFAULTS``)."""
+
+    model: str = LLM_DEFAULTS["model"]
+    max_tokens: int = LLM_DEFAULTS["max_tokens"]
+    max_tokens_retry: int = LLM_DEFAULTS["max_tokens_retry"]
+    thinking: str = LLM_DEFAULTS["thinking"]  # off | default | adaptive
+    concurrency: int = LLM_DEFAULTS["concurrency"]
+    max_retries: int = LLM_DEFAULTS["max_retries"]
+    timeout_seconds: float = LLM_DEFAULTS["timeout_seconds"]
+    evidence_chars: int = LLM_DEFAULTS["evidence_chars"]
+    poll_seconds: float = LLM_DEFAULTS["poll_seconds"]
+    batch_max_requests: int = LLM_DEFAULTS["batch_max_requests"]
+    batch_max_bytes: int = LLM_DEFAULTS["batch_max_bytes"]
+    count_tokens: bool = LLM_DEFAULTS["count_tokens"]
+    cache_min_tokens: int = LLM_DEFAULTS["cache_min_tokens"]
+    expected_output_tokens: int = LLM_DEFAULTS["expected_output_tokens"]
+    files_api: bool = LLM_DEFAULTS["files_api"]
+    # every price line of llm.model (core: llm/cost.py reads them by name)
+    prices_usd_per_mtok: dict[str, Any] = field(default_factory=lambda: full_prices(None, LLM_DEFAULTS["prices_usd_per_mtok"]))
+    models: dict[str, dict[str, Any]] = field(default_factory=lambda: dict(LLM_DEFAULTS["models"]))
+
+
+def llm_settings(raw: Mapping[str, Any]) -> LlmSettings:
     """The section over its defaults (``max_output_tokens`` still read as ``max_tokens``)."""
     out = {**LLM_DEFAULTS, **{k: v for k, v in raw.items() if not k.startswith("_")}}
     if "max_tokens" not in raw and "max_output_tokens" in raw:
@@ -119,21 +144,23 @@ def llm_settings(raw: Mapping[str, Any]) -> dict[str, Any]:
     out["max_tokens_retry"] = max(out["max_tokens_retry"], out["max_tokens"])
     out["prices_usd_per_mtok"] = full_prices(raw.get("prices_usd_per_mtok"), LLM_DEFAULTS["prices_usd_per_mtok"])
     out["models"] = {**LLM_DEFAULTS["models"], **raw.get("models", {})}
-    return out
+    for key in ("timeout_seconds", "poll_seconds"):
+        out[key] = float(out[key])
+    return LlmSettings(**out)
 
 
-def model_entry(llm: Mapping[str, Any], model: str) -> dict[str, Any]:
+def model_entry(llm: LlmSettings, model: str) -> dict[str, Any]:
     """``llm.models.<model>``; for ``llm.model`` itself the section's own keys stand in."""
-    entry = dict(llm["models"].get(model) or {})
-    if model == llm["model"]:
-        entry.setdefault("prices_usd_per_mtok", llm["prices_usd_per_mtok"])
-    entry.setdefault("cache_min_tokens", llm["cache_min_tokens"])
+    entry = dict(llm.models.get(model) or {})
+    if model == llm.model:
+        entry.setdefault("prices_usd_per_mtok", llm.prices_usd_per_mtok)
+    entry.setdefault("cache_min_tokens", llm.cache_min_tokens)
     return entry
 
 
-def for_model(llm: Mapping[str, Any], model: str) -> tuple[dict[str, Any] | None, int]:
+def for_model(llm: LlmSettings, model: str) -> tuple[dict[str, Any] | None, int]:
     """(prices or None when the config has none for ``model``, its caching minimum)."""
     entry = model_entry(llm, model)
     raw = entry.get("prices_usd_per_mtok")
-    prices = full_prices(raw, llm["prices_usd_per_mtok"]) if raw else None
+    prices = full_prices(raw, llm.prices_usd_per_mtok) if raw else None
     return prices, int(entry["cache_min_tokens"])
