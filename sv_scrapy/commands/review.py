@@ -20,9 +20,9 @@ from sv_scrapy.core.audit import reviewfile
 from sv_scrapy.core.audit.reviewfile import DECISIONS, FINDINGS, Review
 from sv_scrapy.core.audit.reviews import ROOT_CITATION, apply_reviews, findings, new_review
 from sv_scrapy.core.audit.runlock import acquire
-from sv_scrapy.core.claims.claims import claim_id
 from sv_scrapy.core.claims.linter import lint_corpus
 from sv_scrapy.core.errors import ArgumentError, SvError
+from sv_scrapy.core.report.finish import root_rows
 from sv_scrapy.llm.jobs import load_items
 
 if TYPE_CHECKING:
@@ -54,6 +54,13 @@ def resolve_id(raw: str, items: list[dict[str, Any]], audit: Path) -> dict[str, 
     if len({i["id"] for i in found}) > 1:
         raise ArgumentError(f"{raw!r} is ambiguous in {audit}: " + ", ".join(sorted({str(i['id']) for i in found})))
     return found[0]
+
+
+def row_item(row: dict[str, Any]) -> dict[str, Any]:
+    """A linter row that is no claim of the audit, as the target of its ``root_citation`` review
+    (no page read, no figures: the review holds until its line or URL changes, or its ``until``)."""
+    return {"id": row["id"], "scope": row["scope"], "line_no": row["line_no"], "source_url": row["url"],
+            "values": [], "content_hash": ""}
 
 
 class Command(SvCommand):
@@ -109,7 +116,12 @@ class Command(SvCommand):
             raise ArgumentError(f"--until {until}: already past (today is {today.isoformat()})")
         finding = reviewfile.check_choice(opts.finding, FINDINGS, "--finding") if opts.finding else ""
         items = load_items(audit, "audit")["items"]
-        roots = self.root_ids(rt) if finding == ROOT_CITATION or (opts.only and ROOT_CITATION in opts.only) else set()
+        wants_root = finding == ROOT_CITATION or bool(opts.only and ROOT_CITATION in parse_findings(opts.only))
+        rows = self.root_rows(rt) if wants_root else []
+        roots = {str(r["id"]) for r in rows}
+        # a linter row whose line is no claim of the audit (a bare host under "## Sources") is a target too
+        claimed = {str(i["id"]) for i in items}
+        items = items + [row_item(r) for r in rows if str(r["id"]) not in claimed]
         targets = self.targets(items, audit, opts, roots)
         new = []
         for item in targets:
@@ -154,10 +166,10 @@ class Command(SvCommand):
         return list({i["id"]: i for i in chosen}.values())
 
     @staticmethod
-    def root_ids(rt: Runtime) -> set[str]:
-        """The claims the portal-root linter flags now (static, no network)."""
-        rows = lint_corpus(rt.corpus_root, rt.config.hosts, rt.extract_options(), rt.config.root_url_allowlist)
-        return {claim_id(r.scope, r.line_no, r.url) for r in rows}
+    def root_rows(rt: Runtime) -> list[dict[str, Any]]:
+        """The portal-root linter's rows now (static, no network), each with the id the report prints."""
+        lint = lint_corpus(rt.corpus_root, rt.config.hosts, rt.extract_options(), rt.config.root_url_allowlist)
+        return root_rows([r.as_dict() for r in lint])
 
     def listing(self, rt: Runtime, audit: Path, only_expired: bool) -> int:
         """Each review and how it stands against the latest audit (live, expired and why, orphaned)."""
