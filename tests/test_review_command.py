@@ -86,11 +86,25 @@ def test_records_replaces_and_selects_from_the_audit(workspace: dict[str, Any]) 
     (["hk:3:dddd0004", "--finding", "DEAD", "--as", "wont_fix", "--reason", "x"], "not DEAD"),
     (["--from-audit", "--as", "wont_fix", "--reason", "x"], "name the claims"),
     (["--from-audit", "--only", "SOMETHING", "--as", "wont_fix", "--reason", "x"], "--only 'SOMETHING'"),
+    (["hk:3:dddd0004", "--bogus", "--as", "wont_fix", "--reason", "x"], "--bogus: no such option"),
+    (["hk:3:dddd0004", "--as", "wont_fix", "--reason", "x", "--until"], "argument --until: expected one argument"),
+    (["--from-audit", "hk:3:dddd0004", "--as", "wont_fix", "--reason", "x"],
+     "--from-audit 'hk:3:dddd0004': a claim id, not an audit file"),
+    (["--from-audit", "hk:3", "--as", "wont_fix", "--reason", "x"], "--from-audit 'hk:3': a claim id"),
 ])
 def test_mistakes_are_one_line_and_exit_2(workspace: dict[str, Any], args: list[str], expected: str) -> None:
     result = review(workspace, *args)
     assert result.returncode == 2 and expected in one_line(result)
     assert not (workspace["config"] / FILE).exists()
+
+
+def test_list_with_a_missing_audit_is_the_reviews_one_line(workspace: dict[str, Any], tmp_path: Path) -> None:
+    missing = str(tmp_path / "nonexistent.json")
+    listed = review(workspace, "--list", "--from-audit", missing)
+    recorded = review(workspace, "hk:3:dddd0004", "--from-audit", missing, "--as", "wont_fix", "--reason", "x")
+    assert listed.returncode == recorded.returncode == 2
+    assert one_line(listed) == one_line(recorded) and f"{missing}: audit not found" in one_line(listed)
+    assert review(workspace, "--list").returncode == 0
 
 
 GOOD = {"key": "0123456789abcdef", "claim": "hk:3:dddd0004", "finding": "TOKENS_ABSENT", "decision": "wont_fix",

@@ -11,9 +11,10 @@ written atomically under the output folder's lock: another run holding it is exi
 from __future__ import annotations
 
 import copy
+import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.audit import reviewfile
@@ -56,6 +57,26 @@ def resolve_id(raw: str, items: list[dict[str, Any]], audit: Path) -> dict[str, 
     return found[0]
 
 
+def one_line_error(message: str) -> NoReturn:
+    print(f"scrapy review: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+_CLAIM_ID = re.compile(r"^[a-z][a-z0-9_-]*:\d+(?::[0-9a-f]{8})?$", re.IGNORECASE)
+
+
+def check_arguments(ids: list[str], opts: argparse.Namespace) -> None:
+    """What argparse lets through: an unknown option (taken for an id), and a claim id taken for
+    ``--from-audit``'s path (its value is optional)."""
+    unknown = [a for a in ids if a.startswith("-") and len(a) > 1]
+    if unknown:
+        raise ArgumentError(f"{unknown[0]}: no such option (see scrapy review -h)")
+    path = opts.from_audit or ""
+    if _CLAIM_ID.match(path) and not Path(path).exists():
+        raise ArgumentError(f"--from-audit {path!r}: a claim id, not an audit file (put the ids first, "
+                            f"or give the path: --from-audit PATH {path})")
+
+
 def row_item(row: dict[str, Any]) -> dict[str, Any]:
     """A linter row that is no claim of the audit, as the target of its ``root_citation`` review
     (no page read, no figures: the review holds until its line or URL changes, or its ``until``)."""
@@ -75,6 +96,8 @@ class Command(SvCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
+        # an option's mistake (``--until`` without its value) is one line, not the usage block
+        setattr(parser, "error", one_line_error)  # noqa: B010 (this command's own parser)
         parser.add_argument("--as", dest="decision", metavar="DECISION", help=" | ".join(DECISIONS))
         parser.add_argument("--reason", help="why (required, free text)")
         parser.add_argument("--until", metavar="YYYY-MM-DD", help="the review holds until this day at most")
@@ -91,6 +114,7 @@ class Command(SvCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         self.ids = list(args)
         try:
+            check_arguments(self.ids, opts)
             self.exitcode = self.execute(opts) or 0
         except SvError as exc:  # one line; 2 a mistake, 75 the lock is taken, 1 the file could not be written
             print(f"scrapy review: error: {exc}", file=sys.stderr)
@@ -102,6 +126,8 @@ class Command(SvCommand):
         if opts.list:
             if self.ids or opts.decision or opts.reason:
                 raise ArgumentError("--list takes no ids, --as or --reason")
+            if opts.from_audit:  # a path given is checked as a review checks it (the default may be absent)
+                load_items(audit, "audit")
             return self.listing(rt, audit, opts.expired)
         if opts.expired:
             raise ArgumentError("--expired goes with --list")
