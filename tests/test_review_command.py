@@ -224,5 +224,8 @@ def test_the_linter_rows_command_works_as_the_report_prints_it(workspace: dict[s
             bulk = review({**workspace, "env": {**env, "SV_NOW": "2027-01-01T09:30:00Z"}}, "--from-audit", "--only",
                           "root_citation", "--as", "fix_pending", "--reason", "the deep link is on its way")
             assert bulk.returncode == 0 and "replaced: the review of" in bulk.stdout, bulk.stderr
+            listed = review({**workspace, "env": env}, "--list")
+            assert listed.returncode == 0 and f"{argv[2]}  root_citation  fix_pending" in listed.stdout
+            assert "[live]" in listed.stdout and "orphaned" not in listed.stdout, listed.stdout
     assert [r["id"] for r in doc["reviews"]["root_citations_reviewed"]] == [argv[2]]
     assert doc["reviews"]["reviewed"] == 1 and not doc["reviews"]["orphaned"]

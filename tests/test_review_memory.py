@@ -202,6 +202,7 @@ def test_a_review_on_a_page_that_changed_comes_back_as_news(story: dict[str, Any
     assert not item["review"]["quiet"] and item["review"]["news"]
     # one change, news once: the review expires on the audit that confirms the change
     assert item["content_changed"] and item["stale_changed"]
+    assert m3["issue"].split("## Counts", 1)[0].count(f"`fr:{item['line_no']}`") == 1
     assert "Review expired — the finding is back" in m3["issue"]
     assert "reviewed 2027-01-01 as figure_elsewhere — the page changed since" in m3["issue"]
     assert in_news(m3["issue"], f"fr:{item['line_no']}")

@@ -219,7 +219,9 @@ class Command(SvCommand):
         except ArgumentError:
             return ["no audit to compare with"] * len(reviews)
         today = rt.clock.today()
-        applied = apply_reviews(items, reviews, today)
+        # a root_citation review of a linter row that is no claim stands against the linter's rows
+        rows = Command.root_rows(rt) if any(r.finding == ROOT_CITATION for r in reviews) else []
+        applied = apply_reviews(items, reviews, today, None, rows)
         orphaned = {r.ident for r in applied.orphaned}
         why = {r.ident: w for r, w in applied.expired}
         out = []
