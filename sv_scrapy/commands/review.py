@@ -3,7 +3,9 @@ file (``<SV_CONFIG_DIR>/source-verify-reviewed.json``), or list the reviews.
 
 Claim ids are checked against the latest ``audit.json`` (an id as the report prints it,
 ``fr:12:0a1b2c3d``, or its ``fr:12`` when one claim stands on that line); the review is made on
-the page's content hash and the claim's figures that audit read. The file is read whole and
+the page's confirmed content hash and the claim's figures that audit read. A ``root_citation`` is
+checked against the citation linter run over the corpus (its one owner): a linter row that is no
+claim of the audit (a bare host under "## Sources") is reviewed by the id its report row prints. The file is read whole and
 written atomically under the output folder's lock: another run holding it is exit 75 at once
 (try again when it has finished), never a wait. Never edits a playbook.
 """
