@@ -86,11 +86,25 @@ def test_records_replaces_and_selects_from_the_audit(workspace: dict[str, Any]) 
     (["hk:3:dddd0004", "--finding", "DEAD", "--as", "wont_fix", "--reason", "x"], "not DEAD"),
     (["--from-audit", "--as", "wont_fix", "--reason", "x"], "name the claims"),
     (["--from-audit", "--only", "SOMETHING", "--as", "wont_fix", "--reason", "x"], "--only 'SOMETHING'"),
+    (["hk:3:dddd0004", "--bogus", "--as", "wont_fix", "--reason", "x"], "--bogus: no such option"),
+    (["hk:3:dddd0004", "--as", "wont_fix", "--reason", "x", "--until"], "argument --until: expected one argument"),
+    (["--from-audit", "hk:3:dddd0004", "--as", "wont_fix", "--reason", "x"],
+     "--from-audit 'hk:3:dddd0004': a claim id, not an audit file"),
+    (["--from-audit", "hk:3", "--as", "wont_fix", "--reason", "x"], "--from-audit 'hk:3': a claim id"),
 ])
 def test_mistakes_are_one_line_and_exit_2(workspace: dict[str, Any], args: list[str], expected: str) -> None:
     result = review(workspace, *args)
     assert result.returncode == 2 and expected in one_line(result)
     assert not (workspace["config"] / FILE).exists()
+
+
+def test_list_with_a_missing_audit_is_the_reviews_one_line(workspace: dict[str, Any], tmp_path: Path) -> None:
+    missing = str(tmp_path / "nonexistent.json")
+    listed = review(workspace, "--list", "--from-audit", missing)
+    recorded = review(workspace, "hk:3:dddd0004", "--from-audit", missing, "--as", "wont_fix", "--reason", "x")
+    assert listed.returncode == recorded.returncode == 2
+    assert one_line(listed) == one_line(recorded) and f"{missing}: audit not found" in one_line(listed)
+    assert review(workspace, "--list").returncode == 0
 
 
 GOOD = {"key": "0123456789abcdef", "claim": "hk:3:dddd0004", "finding": "TOKENS_ABSENT", "decision": "wont_fix",
@@ -133,17 +147,22 @@ def test_the_audit_refuses_a_bad_file_before_any_request(workspace: dict[str, An
 def test_the_linters_finding_is_checked_against_the_corpus(workspace: dict[str, Any]) -> None:
     from sv_scrapy.core.claims.claims import claim_id
 
-    write_corpus(workspace["corpus"], {"countries/ky/p.md": "# Cayman\n\n- 10% band ([gov.ky](https://www.gov.ky/))\n"})
-    cid = claim_id("ky", 3, "https://www.gov.ky/")
-    audit = workspace["out"] / "audit" / "audit.json"
-    doc = json.loads(audit.read_text(encoding="utf-8"))
-    doc["items"].append(claim(cid, "TOKENS_PRESENT", source_url="https://www.gov.ky/"))
-    audit.write_text(json.dumps(doc), encoding="utf-8")
+    # a bare host under "## Sources": the linter's row, and no claim of the audit
+    write_corpus(workspace["corpus"], {"countries/ky/p.md": "# Cayman\n\n## Sources\n\n"
+                                       "- 10% band ([gov.ky](https://www.gov.ky/))\n"})
+    cid = claim_id("ky", 5, "https://www.gov.ky/")
+    assert cid not in (workspace["out"] / "audit" / "audit.json").read_text(encoding="utf-8")
     ok = review(workspace, cid, "--finding", "root_citation", "--as", "fix_pending", "--reason", "deep link soon")
     assert ok.returncode == 0, ok.stderr
     assert f"recorded: {cid} root_citation as fix_pending" in ok.stdout
+    assert [(r["claim"], r["finding"]) for r in reviews(workspace)] == [(cid, "root_citation")]
+    bulk = review(workspace, "--from-audit", "--only", "root_citation", "--as", "wont_fix", "--reason", "portal")
+    assert bulk.returncode == 0, bulk.stderr
+    assert f"replaced: the review of {cid} root_citation as fix_pending" in bulk.stdout
     wrong = review(workspace, "hk:3:dddd0004", "--finding", "root_citation", "--as", "fix_pending", "--reason", "x")
     assert wrong.returncode == 2 and "not root_citation" in one_line(wrong)
+    plain = review(workspace, cid, "--as", "fix_pending", "--reason", "x")  # a linter row is no claim otherwise
+    assert plain.returncode == 2 and "no such claim" in one_line(plain)
 
 
 def test_a_review_while_an_audit_runs_exits_75_and_writes_nothing(workspace: dict[str, Any]) -> None:
@@ -171,3 +190,42 @@ def test_a_review_while_an_audit_runs_exits_75_and_writes_nothing(workspace: dic
     assert result.returncode == 75 and "another run holds" in line and "scrapy crawl audit" in line
     assert not (workspace["config"] / FILE).exists()
     assert audit.returncode == 0
+
+
+def test_the_linter_rows_command_works_as_the_report_prints_it(workspace: dict[str, Any]) -> None:
+    """audit -> paste the citation linter row's command (reason edited) -> audit: the row is reviewed."""
+    import re
+    import shlex
+
+    from testing.mockweb import MockWeb, Route
+
+    cited = "https://www.impots.gouv.fr/taux"
+    write_corpus(workspace["corpus"], {"countries/fr/p.md": (
+        f"# France\n\n## Tax\n\n- Duty 5.81 % ([taux]({cited}))\n\n## Sources\n\n"
+        "- Transfer duty 5.81 % ([impots.gouv.fr](https://www.impots.gouv.fr/))\n")})
+    env = {k: v for k, v in workspace["env"].items() if k != "SV_NOW"}
+    with MockWeb() as web:
+        web.route(cited, Route(body="<html><body>" + "Le taux est de 5,81 %. " * 20 + "</body></html>"))
+        for month, now in enumerate(("2027-01-01T03:00:00Z", "2027-02-01T03:00:00Z")):
+            result = crawl("audit", corpus=workspace["corpus"], config=workspace["config"], output=workspace["out"],
+                           proxy_env=web.env(), extra_env={"SV_NOW": now}, timeout=120)
+            assert result.returncode == 0, result.stderr[-2000:]
+            doc = json.loads((workspace["out"] / "audit" / "audit.json").read_text(encoding="utf-8"))
+            if month:
+                break
+            report = (workspace["out"] / "audit" / "report.md").read_text(encoding="utf-8")
+            printed = re.findall(r"`(scrapy review [^`]*--finding root_citation[^`]*)`", report)
+            assert len(printed) == 1, report
+            argv = shlex.split(printed[0].replace('"…"', '"the deep link is on its way"'))
+            assert argv[2] not in {i["id"] for i in doc["items"]}  # no claim: the linter's row
+            pasted = review({**workspace, "env": {**env, "SV_NOW": "2027-01-01T09:00:00Z"}}, *argv[2:])
+            assert pasted.returncode == 0, pasted.stderr
+            assert f"recorded: {argv[2]} root_citation as fix_pending" in pasted.stdout
+            bulk = review({**workspace, "env": {**env, "SV_NOW": "2027-01-01T09:30:00Z"}}, "--from-audit", "--only",
+                          "root_citation", "--as", "fix_pending", "--reason", "the deep link is on its way")
+            assert bulk.returncode == 0 and "replaced: the review of" in bulk.stdout, bulk.stderr
+            listed = review({**workspace, "env": env}, "--list")
+            assert listed.returncode == 0 and f"{argv[2]}  root_citation  fix_pending" in listed.stdout
+            assert "[live]" in listed.stdout and "orphaned" not in listed.stdout, listed.stdout
+    assert [r["id"] for r in doc["reviews"]["root_citations_reviewed"]] == [argv[2]]
+    assert doc["reviews"]["reviewed"] == 1 and not doc["reviews"]["orphaned"]

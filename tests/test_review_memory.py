@@ -22,7 +22,7 @@ from .conftest import PROJECT_DIR, SCRAPY
 
 FILLER = "<p>" + "How the duty is assessed, who pays it and when it falls due. " * 6 + "</p>"
 ABSENT = "https://www.impots.gouv.fr/taux"  # never states the figure; reviewed; unchanged; its line moves
-CHANGING = "https://www.impots.gouv.fr/frais"  # never states it; reviewed; the page changes in month 3
+CHANGING = "https://www.impots.gouv.fr/frais"  # never states it; reviewed; changes in month 2, confirmed in 3
 UNTIL = "https://www.impots.gouv.fr/timbre"  # never states it; reviewed until 2027-02-15
 FAILING = "https://www.impots.gouv.fr/droit"  # read in month 1, a 404 from month 2: reviewed as wont_fix
 VERIFIED = "https://www.impots.gouv.fr/plafond"  # never states it; a verify verdict; the page changes in month 3
@@ -45,7 +45,7 @@ def playbook(month: int) -> str:
 
 def serve(web: MockWeb, month: int) -> None:
     web.route(ABSENT, Route(body=page("Le taux applicable est de 6,20 %.")))
-    web.route(CHANGING, Route(body=page("Les frais sont publiés chaque année." if month < 3
+    web.route(CHANGING, Route(body=page("Les frais sont publiés chaque année." if month < 2
                                         else "Les frais ont été revus au 1er mars.")))
     web.route(UNTIL, Route(body=page("Le timbre est payé en ligne.")))
     web.route(FAILING, Route(body=page("Le droit est de 0,715 %.")) if month == 1
@@ -194,11 +194,15 @@ def test_a_moved_line_keeps_its_review(story: dict[str, Any]) -> None:
 
 
 def test_a_review_on_a_page_that_changed_comes_back_as_news(story: dict[str, Any]) -> None:
-    assert month(story, 2)["items"][CHANGING]["review"]["quiet"]
+    two = month(story, 2)["items"][CHANGING]  # the new text seen once: not a change yet
+    assert two["in_flux"] and not two["content_changed"] and two["review"]["quiet"]
     m3 = month(story, 3)
     item = m3["items"][CHANGING]
     assert item["review"]["expired"] and item["review"]["why_expired"] == "the page changed since"
     assert not item["review"]["quiet"] and item["review"]["news"]
+    # one change, news once: the review expires on the audit that confirms the change
+    assert item["content_changed"] and item["stale_changed"]
+    assert m3["issue"].split("## Counts", 1)[0].count(f"`fr:{item['line_no']}`") == 1
     assert "Review expired — the finding is back" in m3["issue"]
     assert "reviewed 2027-01-01 as figure_elsewhere — the page changed since" in m3["issue"]
     assert in_news(m3["issue"], f"fr:{item['line_no']}")
@@ -266,3 +270,38 @@ def test_list_shows_how_each_review_stands(story: dict[str, Any]) -> None:
     assert listed.count("[live]") == 4 and "4 of 4 review(s)" in listed
     expired = story["cmd"]["list_expired"].stdout
     assert "the page changed since" in expired and "2 of 4 review(s)" in expired
+
+
+def test_an_unconfirmed_page_change_never_expires_a_review(tmp_path: Path) -> None:
+    """The review's page-change expiry is settle-confirmed like the audit's: a text seen once (a
+    flip that reverts, a page that differs on every run) leaves the review live and the claim quiet."""
+    flip, ticker = "https://www.impots.gouv.fr/bascule", "https://www.impots.gouv.fr/compteur"
+    texts = {flip: ["Le barème est publié.", "Le barème est en cours de révision.", "Le barème est publié."],
+             ticker: [f"Consultations ce mois-ci : {n}." for n in (101, 202, 303)]}
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    out, corpus = tmp_path / "out", tmp_path / "corpus"
+    write_corpus(corpus, {"countries/fr/playbook.md": "# France\n\n**Last verified**: 2026-12-15\n\n## Tax\n\n"
+                          f"- Transfer duty 5.81 % ([bascule]({flip}))\n- Filing fee €90 ([compteur]({ticker}))\n"})
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "GITHUB_")) and "proxy" not in k.lower()}
+    env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(out))
+    seen = []
+    with MockWeb() as web:
+        for n, now in enumerate(MONTHS[:3]):
+            for url, bodies in texts.items():
+                web.route(url, Route(body=page(bodies[n])))
+            result = crawl("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(),
+                           extra_env={"SV_NOW": now})
+            assert result.returncode == 0, result.stderr[-2000:]
+            doc = json.loads((out / "audit" / "audit.json").read_text(encoding="utf-8"))
+            seen.append({i["source_url"]: i for i in doc["items"]} | {"stats": doc["stats"]})
+            if n == 0:
+                reviewed = scrapy("review", "--from-audit", "--only", "TOKENS_ABSENT", "--as", "figure_elsewhere",
+                                  "--reason", "in the annex", env={**env, "SV_NOW": now.replace("T03", "T09")})
+                assert reviewed.returncode == 0 and reviewed.stdout.count("recorded:") == 2, reviewed.stderr
+    for n in (1, 2):
+        assert seen[n]["stats"]["reviewed"] == 2 and seen[n]["stats"]["review_expired"] == 0
+        for url in texts:
+            item = seen[n][url]
+            assert item["prior"] == "TOKENS_ABSENT" and not item["content_changed"]
+            assert item["review"]["quiet"] and not item["review"]["expired"], (n, url, item["review"])
+    assert seen[1][flip]["in_flux"] and seen[2][ticker]["in_flux"]

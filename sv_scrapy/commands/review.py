@@ -3,7 +3,9 @@ file (``<SV_CONFIG_DIR>/source-verify-reviewed.json``), or list the reviews.
 
 Claim ids are checked against the latest ``audit.json`` (an id as the report prints it,
 ``fr:12:0a1b2c3d``, or its ``fr:12`` when one claim stands on that line); the review is made on
-the page's content hash and the claim's figures that audit read. The file is read whole and
+the page's confirmed content hash and the claim's figures that audit read. A ``root_citation`` is
+checked against the citation linter run over the corpus (its one owner): a linter row that is no
+claim of the audit (a bare host under "## Sources") is reviewed by the id its report row prints. The file is read whole and
 written atomically under the output folder's lock: another run holding it is exit 75 at once
 (try again when it has finished), never a wait. Never edits a playbook.
 """
@@ -11,18 +13,19 @@ written atomically under the output folder's lock: another run holding it is exi
 from __future__ import annotations
 
 import copy
+import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.audit import reviewfile
 from sv_scrapy.core.audit.reviewfile import DECISIONS, FINDINGS, Review
 from sv_scrapy.core.audit.reviews import ROOT_CITATION, apply_reviews, findings, new_review
 from sv_scrapy.core.audit.runlock import acquire
-from sv_scrapy.core.claims.claims import claim_id
 from sv_scrapy.core.claims.linter import lint_corpus
 from sv_scrapy.core.errors import ArgumentError, SvError
+from sv_scrapy.core.report.finish import root_rows
 from sv_scrapy.llm.jobs import load_items
 
 if TYPE_CHECKING:
@@ -56,6 +59,33 @@ def resolve_id(raw: str, items: list[dict[str, Any]], audit: Path) -> dict[str, 
     return found[0]
 
 
+def one_line_error(message: str) -> NoReturn:
+    print(f"scrapy review: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+_CLAIM_ID = re.compile(r"^[a-z][a-z0-9_-]*:\d+(?::[0-9a-f]{8})?$", re.IGNORECASE)
+
+
+def check_arguments(ids: list[str], opts: argparse.Namespace) -> None:
+    """What argparse lets through: an unknown option (taken for an id), and a claim id taken for
+    ``--from-audit``'s path (its value is optional)."""
+    unknown = [a for a in ids if a.startswith("-") and len(a) > 1]
+    if unknown:
+        raise ArgumentError(f"{unknown[0]}: no such option (see scrapy review -h)")
+    path = opts.from_audit or ""
+    if _CLAIM_ID.match(path) and not Path(path).exists():
+        raise ArgumentError(f"--from-audit {path!r}: a claim id, not an audit file (put the ids first, "
+                            f"or give the path: --from-audit PATH {path})")
+
+
+def row_item(row: dict[str, Any]) -> dict[str, Any]:
+    """A linter row that is no claim of the audit, as the target of its ``root_citation`` review
+    (no page read, no figures: the review holds until its line or URL changes, or its ``until``)."""
+    return {"id": row["id"], "scope": row["scope"], "line_no": row["line_no"], "source_url": row["url"],
+            "values": [], "content_hash": ""}
+
+
 class Command(SvCommand):
     name = "review"
 
@@ -68,6 +98,8 @@ class Command(SvCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
+        # an option's mistake (``--until`` without its value) is one line, not the usage block
+        setattr(parser, "error", one_line_error)  # noqa: B010 (this command's own parser)
         parser.add_argument("--as", dest="decision", metavar="DECISION", help=" | ".join(DECISIONS))
         parser.add_argument("--reason", help="why (required, free text)")
         parser.add_argument("--until", metavar="YYYY-MM-DD", help="the review holds until this day at most")
@@ -84,6 +116,7 @@ class Command(SvCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         self.ids = list(args)
         try:
+            check_arguments(self.ids, opts)
             self.exitcode = self.execute(opts) or 0
         except SvError as exc:  # one line; 2 a mistake, 75 the lock is taken, 1 the file could not be written
             print(f"scrapy review: error: {exc}", file=sys.stderr)
@@ -95,6 +128,8 @@ class Command(SvCommand):
         if opts.list:
             if self.ids or opts.decision or opts.reason:
                 raise ArgumentError("--list takes no ids, --as or --reason")
+            if opts.from_audit:  # a path given is checked as a review checks it (the default may be absent)
+                load_items(audit, "audit")
             return self.listing(rt, audit, opts.expired)
         if opts.expired:
             raise ArgumentError("--expired goes with --list")
@@ -109,7 +144,12 @@ class Command(SvCommand):
             raise ArgumentError(f"--until {until}: already past (today is {today.isoformat()})")
         finding = reviewfile.check_choice(opts.finding, FINDINGS, "--finding") if opts.finding else ""
         items = load_items(audit, "audit")["items"]
-        roots = self.root_ids(rt) if finding == ROOT_CITATION or (opts.only and ROOT_CITATION in opts.only) else set()
+        wants_root = finding == ROOT_CITATION or bool(opts.only and ROOT_CITATION in parse_findings(opts.only))
+        rows = self.root_rows(rt) if wants_root else []
+        roots = {str(r["id"]) for r in rows}
+        # a linter row whose line is no claim of the audit (a bare host under "## Sources") is a target too
+        claimed = {str(i["id"]) for i in items}
+        items = items + [row_item(r) for r in rows if str(r["id"]) not in claimed]
         targets = self.targets(items, audit, opts, roots)
         new = []
         for item in targets:
@@ -154,10 +194,10 @@ class Command(SvCommand):
         return list({i["id"]: i for i in chosen}.values())
 
     @staticmethod
-    def root_ids(rt: Runtime) -> set[str]:
-        """The claims the portal-root linter flags now (static, no network)."""
-        rows = lint_corpus(rt.corpus_root, rt.config.hosts, rt.extract_options(), rt.config.root_url_allowlist)
-        return {claim_id(r.scope, r.line_no, r.url) for r in rows}
+    def root_rows(rt: Runtime) -> list[dict[str, Any]]:
+        """The portal-root linter's rows now (static, no network), each with the id the report prints."""
+        lint = lint_corpus(rt.corpus_root, rt.config.hosts, rt.extract_options(), rt.config.root_url_allowlist)
+        return root_rows([r.as_dict() for r in lint])
 
     def listing(self, rt: Runtime, audit: Path, only_expired: bool) -> int:
         """Each review and how it stands against the latest audit (live, expired and why, orphaned)."""
@@ -181,7 +221,9 @@ class Command(SvCommand):
         except ArgumentError:
             return ["no audit to compare with"] * len(reviews)
         today = rt.clock.today()
-        applied = apply_reviews(items, reviews, today)
+        # a root_citation review of a linter row that is no claim stands against the linter's rows
+        rows = Command.root_rows(rt) if any(r.finding == ROOT_CITATION for r in reviews) else []
+        applied = apply_reviews(items, reviews, today, None, rows)
         orphaned = {r.ident for r in applied.orphaned}
         why = {r.ident: w for r, w in applied.expired}
         out = []

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 
 from sv_scrapy.core.atomic import append_lines, write_json, write_text
+from sv_scrapy.core.audit.clockcheck import clock_behind
 from sv_scrapy.core.audit.verdicts import read_verdicts, reports_dir
 from sv_scrapy.core.report.finish import AuditInputs, finish_audit
 from sv_scrapy.core.report.sourcelinks import resolve_links
@@ -72,6 +73,8 @@ class AuditExportPipeline(ExportPipeline):
             log_file=self.crawler.settings.get("LOG_FILE") or ""))
         for verdict, count in done.doc["stats"]["archive"]["by_verdict"].items():
             self.crawler.stats.inc_value(f"sv/archive/verdict/{verdict}", count)
+        if behind := clock_behind(done.doc):
+            logger.warning(behind)
         write_json(run.out_dir / "audit.json", done.doc)
         for name, text in done.reports.items():
             write_text(run.out_dir / name, text)

@@ -7,7 +7,10 @@ line, same page, other figures). It **applies** while the claim still shows the 
 reviewed. It is **live** until it expires:
 
 * the claim's figures changed (``figures`` it was made on differ);
-* the page's content hash differs from the one it was made on;
+* the page's confirmed text differs from the one it was made on (its ``stable_hash``, the
+  settle-confirmed baseline of ``core.page.changes``: a change counts once it is seen twice, so
+  a text seen once, or a page in flux, never expires a review, and a confirmed change is news
+  once, on the audit that confirms it);
 * its ``until`` day has passed (the run's one clock).
 
 A claim whose every finding has a live review is **quiet**: out of the news and the backlog,
@@ -68,8 +71,18 @@ def new_review(item: Mapping[str, Any], finding: str, decision: str, reason: str
                until: str = "", reviewer: str = "") -> Review:
     """A review of ``item``'s ``finding``, made on its page's hash and its figures as they are now."""
     return Review(key=fingerprint(item), claim=str(item["id"]), finding=finding, decision=decision, reason=reason,
-                  date=today.isoformat(), reviewer=reviewer, until=until, content_hash=str(item.get("content_hash") or ""),
+                  date=today.isoformat(), reviewer=reviewer, until=until, content_hash=page_hash(item),
                   figures=figures(item), url=str(item.get("source_url") or ""))
+
+
+def page_hash(item: Mapping[str, Any]) -> str:
+    """The page's confirmed text a review is made on and compared with: the settle-confirmed
+    baseline (``stable_hash``), or, in a record from before it was kept, the text read.
+
+    >>> page_hash({"content_hash": "b", "stable_hash": "a"}), page_hash({"content_hash": "b"})
+    ('a', 'b')
+    """
+    return str(item.get("stable_hash") or item.get("content_hash") or "")
 
 
 def why_expired(review: Review, item: Mapping[str, Any], today: date) -> str:
@@ -82,11 +95,13 @@ def why_expired(review: Review, item: Mapping[str, Any], today: date) -> str:
     ('', 'its until date 2027-02-01 has passed')
     >>> why_expired(r, {**item, "content_hash": "h2"}, date(2027, 1, 15))
     'the page changed since'
+    >>> why_expired(r, {**item, "content_hash": "h2", "stable_hash": "h1"}, date(2027, 1, 15))  # not confirmed
+    ''
     """
     now = figures(item)
     if review.figures and now != review.figures:
         return f"the claim's figures changed since ({', '.join(review.figures)} → {', '.join(now) or 'none'})"
-    page = str(item.get("content_hash") or "")
+    page = page_hash(item)
     if review.content_hash and page and page != review.content_hash:
         return "the page changed since"
     return until_passed(review, today)

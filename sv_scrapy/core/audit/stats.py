@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from sv_scrapy.core.audit.clockcheck import clock_behind
 from sv_scrapy.core.page.fetchstatus import DEAD, OK, ROBOTS, UNAVAILABLE
 from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT
 
@@ -107,6 +108,7 @@ def run_notes(doc: Mapping[str, Any]) -> list[str]:
     the renderer escapes): a partial run, no memory of earlier audits, store copies that
     failed their check."""
     notes = [f"Partial results: {problem}" for problem in doc.get("problems", [])]
+    notes += [note for note in [clock_behind(doc)] if note]
     if not doc.get("news_since"):  # never silently: a store that did not come back reads the same
         notes.append("No previous store: this audit starts a new baseline (no news, no confirmed change and no "
                      "DEAD page until later audits compare with it)")

@@ -299,6 +299,8 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
                       context_match=context_match)
         if previous is not None:
             assert state is not None
+            # the confirmed baseline: what a review's page-change expiry compares (``audit.reviews``)
+            record.update(stable_hash=state.stable_hash or None)
             record.update(content_changed=changed, changed_at=state.changed_at if changed else "",
                           stale_changed=changed and stale_changed(state.changed_at, record.get("inline_stamp")),
                           in_flux=in_flux, previous_excerpts=excerpts_before.get(record["id"], []) if changed else [],

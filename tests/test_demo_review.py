@@ -1,0 +1,47 @@
+"""``make demo`` (tools/demo.py) ends with the one command line that reviews one of its findings;
+pasted as printed (the reason edited) it works, writes the demo's copy of the config, never the
+tracked ``config/`` folder, and the next demo lists the finding as reviewed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import PROJECT_DIR
+
+
+def demo(base: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "GITHUB_"))}
+    return subprocess.run([sys.executable, str(PROJECT_DIR / "tools" / "demo.py"), str(base)], cwd=PROJECT_DIR,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+def untracked_config() -> str:
+    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", "config"], cwd=PROJECT_DIR,
+                          capture_output=True, text=True, check=True).stdout
+
+
+def test_the_demos_review_line_works_as_printed(tmp_path: Path) -> None:
+    before = untracked_config()
+    first = demo(tmp_path / "demo")
+    assert first.returncode == 0, first.stderr[-2000:]
+    lines = first.stdout.splitlines()
+    hint = lines.index(next(line for line in lines if line.startswith("to review one of its findings")))
+    command = lines[hint + 1].strip()
+    assert "SV_OUTPUT_DIR=" in command and "SV_CONFIG_DIR=" in command and " review " in command
+    assert command.endswith('--reason "…"')
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "GITHUB_"))}
+    pasted = subprocess.run(["bash", "-c", command.replace('"…"', '"checked in the demo"')], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert pasted.returncode == 0, pasted.stderr
+    assert "recorded: " in pasted.stdout
+    reviewed = tmp_path / "demo" / "config" / "source-verify-reviewed.json"
+    assert len(json.loads(reviewed.read_text(encoding="utf-8"))["reviews"]) >= 1
+    assert untracked_config() == before  # nothing written under the tracked config/
+    again = demo(tmp_path / "demo")
+    assert again.returncode == 0, again.stderr[-2000:]
+    doc = json.loads((tmp_path / "demo" / "source-verify" / "audit" / "audit.json").read_text(encoding="utf-8"))
+    assert doc["reviews"]["reviewed"] == 1 and doc["stats"]["reviewed"] == 1
