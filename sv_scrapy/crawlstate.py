@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
+from sv_scrapy.core.claims.record import ClaimRecord
+
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
@@ -28,7 +30,7 @@ class Run:
     job: str  # the spider's SV_JOB: worklist | audit
     runtime: Runtime  # config, corpus root, output folder
     params: dict[str, Any]  # the spider arguments, parsed
-    claims: list[dict[str, Any]]  # the selected claim records
+    claims: list[ClaimRecord]  # the selected claims (their record's first fields)
     store: ContentStore
     out_dir: Path  # where the job's documents go (worklist.json; audit/ or the CI folder)
     run_id: str = ""  # the audit's journal run
@@ -39,7 +41,7 @@ class Run:
     allowlist_rows: list[dict[str, object]] = field(default_factory=list)  # allowlist proposals (audit)
     reviews: list[Review] = field(default_factory=list)  # the maintainer's reviews (audit; core.audit.reviewfile)
     pages_done: Counter[str] = field(default_factory=Counter)  # fetch_status (or "journal") -> pages
-    by_url: dict[str, list[dict[str, Any]]] = field(init=False)  # the claims citing each URL, one request each
+    by_url: dict[str, list[ClaimRecord]] = field(init=False)  # the claims citing each URL, one request each
 
     def __post_init__(self) -> None:
         self.by_url = {}
@@ -50,7 +52,7 @@ class Run:
     def output_dir(self) -> Path:
         return self.runtime.output_dir
 
-    def claims_of(self, url: str) -> list[dict[str, Any]]:
+    def claims_of(self, url: str) -> list[ClaimRecord]:
         return self.by_url.get(url, [])
 
 

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sv_scrapy.core.audit.past import PagePast
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome, Reading
 
 
 @dataclass
 class PageItem:
     url: str  # as cited
-    claims: list[dict[str, Any]]  # the claim records citing it
+    claims: list[ClaimRecord]  # the claims citing it
     fetched: Fetched  # the response, failure or refusal, as facts
     body: bytes | None = None  # dropped once text is extracted (kept for PDFs without text)
     past: PagePast | None = None  # the audit's memory of the URL, loaded once with its request (worklist: None)

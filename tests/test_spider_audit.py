@@ -342,3 +342,12 @@ def test_a_thousand_claim_corpus_gives_an_issue_that_fits(tmp_path: Path) -> Non
     findings = [line for line in (tmp_path / "gh_output").read_text(encoding="utf-8").splitlines()
                 if line.startswith("new_findings=")]
     assert findings == ["new_findings=0", f"new_findings={absent_new}"]
+
+
+def test_every_field_of_an_audit_record_is_in_the_one_schema(three_runs) -> None:
+    # core/claims/record.py::ClaimRecord is the only schema of a claim record: a field written
+    # without being declared there is read by no type checker
+    from sv_scrapy.core.claims.record import ClaimRecord
+
+    written = {key for run in three_runs[0] for item in run.values() for key in item}
+    assert written and written <= set(ClaimRecord.__annotations__), sorted(written - set(ClaimRecord.__annotations__))

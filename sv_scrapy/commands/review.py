@@ -24,6 +24,7 @@ from sv_scrapy.core.audit.reviewfile import DECISIONS, FINDINGS, Review
 from sv_scrapy.core.audit.reviews import ROOT_CITATION, apply_reviews, findings, new_review
 from sv_scrapy.core.audit.runlock import acquire
 from sv_scrapy.core.claims.linter import lint_corpus
+from sv_scrapy.core.claims.record import ClaimRecord, records_of
 from sv_scrapy.core.errors import ArgumentError, SvError
 from sv_scrapy.core.report.finish import root_rows
 from sv_scrapy.llm.jobs import load_items
@@ -47,7 +48,7 @@ def parse_findings(raw: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def resolve_id(raw: str, items: list[dict[str, Any]], audit: Path) -> dict[str, Any]:
+def resolve_id(raw: str, items: list[ClaimRecord], audit: Path) -> ClaimRecord:
     """The audit's claim an id names: the full id, or ``scope:line`` when one claim stands there."""
     exact = [i for i in items if i["id"] == raw]
     found = exact or [i for i in items if str(i["id"]).startswith(raw + ":")]
@@ -79,7 +80,7 @@ def check_arguments(ids: list[str], opts: argparse.Namespace) -> None:
                             f"or give the path: --from-audit PATH {path})")
 
 
-def row_item(row: dict[str, Any]) -> dict[str, Any]:
+def row_item(row: dict[str, Any]) -> ClaimRecord:
     """A linter row that is no claim of the audit, as the target of its ``root_citation`` review
     (no page read, no figures: the review holds until its line or URL changes, or its ``until``)."""
     return {"id": row["id"], "scope": row["scope"], "line_no": row["line_no"], "source_url": row["url"],
@@ -143,7 +144,7 @@ class Command(SvCommand):
         if until and until < today.isoformat():
             raise ArgumentError(f"--until {until}: already past (today is {today.isoformat()})")
         finding = reviewfile.check_choice(opts.finding, FINDINGS, "--finding") if opts.finding else ""
-        items = load_items(audit, "audit")["items"]
+        items = records_of(load_items(audit, "audit")["items"])
         wants_root = finding == ROOT_CITATION or bool(opts.only and ROOT_CITATION in parse_findings(opts.only))
         rows = self.root_rows(rt) if wants_root else []
         roots = {str(r["id"]) for r in rows}
@@ -176,8 +177,8 @@ class Command(SvCommand):
         print(f"{len(new)} review(s) written to {path} ({len(merged)} in all); commit it with the playbooks")
         return 0
 
-    def targets(self, items: list[dict[str, Any]], audit: Path, opts: argparse.Namespace,
-                roots: set[str]) -> list[dict[str, Any]]:
+    def targets(self, items: list[ClaimRecord], audit: Path, opts: argparse.Namespace,
+                roots: set[str]) -> list[ClaimRecord]:
         if self.ids:
             if opts.country:
                 raise ArgumentError("--country selects claims with --from-audit --only: give ids or a selection")

@@ -27,6 +27,7 @@ from sv_scrapy.core.args import parse_amount, parse_int
 from sv_scrapy.core.atomic import write_json, write_text
 from sv_scrapy.core.audit.storeformat import open_for_reading
 from sv_scrapy.core.audit.verdicts import reports_dir
+from sv_scrapy.core.claims.record import ClaimRecord, records_of
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.llm.batch import BatchRunner
 from sv_scrapy.llm.client import API, REQUEST, Gate, LlmUnavailable, Outcome, count_tokens, make_client, run_sync
@@ -107,14 +108,14 @@ class Command(SvCommand):
             path = Path(opts.from_audit) if opts.from_audit else rt.output_dir / "audit" / "audit.json"
             only = parse_only(opts.only)
             doc = load_items(path, "audit")
-            items = select(doc["items"], only=only, country=opts.country, count=count)
+            items = select(records_of(doc["items"]), only=only, country=opts.country, count=count)
             source = {"audit": str(path), "only": list(only)}
         else:
             if opts.only is not None:
                 raise ArgumentError("--only selects an audit's flags: use it with --from-audit")
             path = Path(opts.worklist) if opts.worklist else rt.output_dir / "worklist.json"
             doc = load_items(path, "worklist")
-            items = select(doc["items"], country=opts.country, count=count)
+            items = select(records_of(doc["items"]), country=opts.country, count=count)
             source = {"worklist": str(path)}
         scope = opts.country or (doc.get("params") or {}).get("country") or "all"
 
@@ -234,7 +235,7 @@ class Command(SvCommand):
         return 0
 
     @staticmethod
-    def verdict(item: dict[str, Any], plan: Plan, outcomes: dict[str, Outcome]) -> dict[str, Any]:
+    def verdict(item: ClaimRecord, plan: Plan, outcomes: dict[str, Outcome]) -> dict[str, Any]:
         key = item["id"]
         if key in plan.skipped:
             verdict, why = plan.skipped[key]
@@ -286,7 +287,7 @@ def _why(failed: list[str], outcomes: dict[str, Outcome], missing: dict[str, int
     return f"{sum(missing.values())} claim(s) without a verdict ({counts}): {first or 'no response'}"
 
 
-def _identity(item: dict[str, Any]) -> dict[str, Any]:
+def _identity(item: ClaimRecord) -> dict[str, Any]:
     return {"id": item["id"], "scope": item["scope"], "line_no": item["line_no"], "source_url": item["source_url"],
             "claim_text": item.get("claim_text", ""), "source_tier": item.get("source_tier", ""),
             "prior": item.get("prior", ""), "content_hash": item.get("content_hash", "")}

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+    from scrapy.robotstxt import RobotParser
 
     from sv_scrapy.core.audit.store import ContentStore
 
@@ -89,7 +90,7 @@ class SvRobotsTxtMiddleware(RobotsTxtMiddleware):
         if isinstance(waiting, Deferred):
             waiting.callback(rp)
 
-    async def robot_parser(self, request: Request) -> object:  # type: ignore[override]
+    async def robot_parser(self, request: Request) -> RobotParser | None:
         url = urlparse_cached(request)
         self._schemes.setdefault(url.netloc, url.scheme)
         return await super().robot_parser(request)

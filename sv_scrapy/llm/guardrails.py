@@ -26,6 +26,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.pagescan import PageIndex
 from sv_scrapy.core.page.prefilter import find_value
 from sv_scrapy.llm.schema import CONFIDENCES, FIELDS, QUOTED_VERDICTS, VERDICTS
@@ -74,7 +75,7 @@ def has_claimed_figure(quote: str, values: Sequence[Mapping[str, Any]]) -> bool:
 
 
 def apply_guardrails(
-    item: Mapping[str, Any],
+    item: ClaimRecord,
     answer: Mapping[str, Any] | None,
     *,
     page_text: str | None = None,

@@ -15,12 +15,13 @@ No network, no SDK: the store is read through its public methods.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.audit.store import ContentStore
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.page.pdf import pdf_to_text
 from sv_scrapy.llm.prompts import Shape, build_params, widen
@@ -63,17 +64,18 @@ def parse_only(raw: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def flagged(item: Mapping[str, Any], only: Sequence[str]) -> bool:
+def flagged(item: ClaimRecord, only: Sequence[str]) -> bool:
     """Does the audit flag ``item`` with one of ``only``?"""
     return (("TOKENS_ABSENT" in only and item.get("prior") == "TOKENS_ABSENT")
             or ("stale_changed" in only and bool(item.get("stale_changed")))
             or ("CONTENT_CHANGED" in only and bool(item.get("content_changed"))))
 
 
-def select(items: Sequence[dict[str, Any]], *, only: Sequence[str] | None = None, country: str | None = None,
-           count: int | None = None) -> list[dict[str, Any]]:
+def select(items: Sequence[ClaimRecord], *, only: Sequence[str] | None = None, country: str | None = None,
+           count: int | None = None) -> list[ClaimRecord]:
     """Distinct ids in file order, filtered by flag and scope, the first ``count``."""
-    out, seen = [], set()
+    out: list[ClaimRecord] = []
+    seen: set[str] = set()
     for item in items:
         if item["id"] in seen:
             continue
@@ -98,7 +100,7 @@ class Plan:
     methods: dict[str, str] = field(default_factory=dict)  # what was sent: text, ocr, pdf-scan
 
 
-def plan_jobs(items: Sequence[Mapping[str, Any]], store: ContentStore, shape: Shape, evidence_chars: int) -> Plan:
+def plan_jobs(items: Sequence[ClaimRecord], store: ContentStore, shape: Shape, evidence_chars: int) -> Plan:
     plan = Plan()
     for item in items:
         key, url = item["id"], item["source_url"]

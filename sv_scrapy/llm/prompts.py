@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.llm.cost import PDF_PAGE_TOKENS, tokens_of
 from sv_scrapy.llm.schema import TOOL_NAME, VERDICT_TOOL
 from sv_scrapy.llm.thenevidence import then_block
@@ -50,7 +51,7 @@ def fence(text: str) -> str:
     return text.replace(EVIDENCE_CLOSE, "</ untrusted_page_evidence>").replace(EVIDENCE_OPEN, "< untrusted_page_evidence>")
 
 
-def widen(item: Mapping[str, Any], page_text: str | None, budget_chars: int) -> list[str]:
+def widen(item: ClaimRecord, page_text: str | None, budget_chars: int) -> list[str]:
     """The excerpts, or — when the crawl found none — the start of the stored page."""
     excerpts = [str(e) for e in item.get("excerpts") or []]
     if excerpts or not page_text:
@@ -64,7 +65,7 @@ def widen(item: Mapping[str, Any], page_text: str | None, budget_chars: int) -> 
     return [page_text[:budget_chars] + ("…" if len(page_text) > budget_chars else "")]
 
 
-def claim_block(item: Mapping[str, Any]) -> str:
+def claim_block(item: ClaimRecord) -> str:
     stamp = item.get("inline_stamp") or {}
     facts = {
         "claim_id": item["id"],
@@ -102,7 +103,7 @@ def prefix_chars() -> int:
     return len(SYSTEM) + len(json.dumps(VERDICT_TOOL))
 
 
-def build_params(item: Mapping[str, Any], shape: Shape, evidence: list[str] | None = None, *,
+def build_params(item: ClaimRecord, shape: Shape, evidence: list[str] | None = None, *,
                  pdf: bytes | None = None, citations: bool = False, ocr: bool = False) -> dict[str, Any]:
     """Messages API parameters for one item (sync ``create`` and batch ``params`` alike).
 

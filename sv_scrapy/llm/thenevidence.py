@@ -7,7 +7,8 @@ naming the capture (``guardrails.apply_guardrails``, ``then_text``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+from sv_scrapy.core.claims.record import ClaimRecord
 
 THEN_OPEN = "<untrusted_archived_evidence>"
 THEN_CLOSE = "</untrusted_archived_evidence>"
@@ -20,18 +21,18 @@ def fence_then(text: str) -> str:
     return text
 
 
-def then_excerpt(item: Mapping[str, Any]) -> str:
+def then_excerpt(item: ClaimRecord) -> str:
     """The archived page's excerpt around the claim's figure, "" when there is none."""
     then = item.get("then") or {}
     return str(then.get("excerpt") or "") if isinstance(then, Mapping) else ""
 
 
-def then_block(item: Mapping[str, Any]) -> str:
+def then_block(item: ClaimRecord) -> str:
     """The text block sent after today's evidence, or "" (no archived excerpt)."""
     excerpt = then_excerpt(item)
     if not excerpt:
         return ""
-    then = item["then"]
+    then = item.get("then") or {}
     stamp = str(then.get("timestamp") or "")
     day = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}" if len(stamp) >= 8 else "an earlier date"
     return (f"Archived page evidence (the Internet Archive's capture of {day}, {then.get('archive_url', '')}): "

@@ -38,15 +38,16 @@ from sv_scrapy.core.audit.archive.thennow import (
     select,
     stamp_date,
 )
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.errors import OutputError
-from sv_scrapy.core.page.pagerecord import Fetched, Reading, body_to_read, failure_outcome, page_records
+from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome, Reading, body_to_read, failure_outcome, page_records
 from sv_scrapy.core.report.auditdoc import priority
 from sv_scrapy.crawlstate import run_of
 from sv_scrapy.extensions.outcome import stop_for_output
 from sv_scrapy.items import PageItem
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.runtime import config_of, page_rules
-from sv_scrapy.spiders.base import HANDLED_STATUSES, describe_failure
+from sv_scrapy.spiders.base import HANDLED_STATUSES, describe_failure, failed_request
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -71,7 +72,7 @@ class Lookup:
     url: str
     day: str
     date_from: str  # stamp | file
-    claims: list[dict[str, Any]]  # the claim dicts (as the page's records were made from)
+    claims: list[ClaimRecord]  # the claims (as the page's records were made from)
     before: list[Capture] | None = None
     choice: Choice = field(default_factory=lambda: Choice(None))
 
@@ -96,7 +97,7 @@ class ArchivePipeline(JobPipeline):
         self.settings = config.archive
         self.rules = page_rules(config)
         self.weights = config.sampling.weights
-        self.flagged: list[dict[str, Any]] = []
+        self.flagged: list[ClaimRecord] = []
         self.results: dict[str, dict[str, Any]] = _RESULTS.setdefault(crawler, {})
         self.lookups: dict[tuple[str, str], Lookup] = {}
         self.started = False
@@ -126,7 +127,7 @@ class ArchivePipeline(JobPipeline):
         if self.settings.enabled and not self.started:
             outcome = ItemAdapter(item)["outcome"]
             if outcome is not None:
-                self.flagged.extend(r for r in outcome.records if isinstance(r, dict) and is_flagged(r))
+                self.flagged.extend(r for r in outcome.records if is_flagged(r))
         return item
 
     # -- planning, when the pages are done -------------------------------------------------
@@ -136,7 +137,9 @@ class ArchivePipeline(JobPipeline):
         self.started = True
         run = run_of(self.crawler)
         as_of = date.fromisoformat(run.runtime.clock.iso()[:10])
-        records = [{**r, "priority": priority(r, self.weights, as_of)} for r in self.flagged]
+        records = [r.copy() for r in self.flagged]
+        for record in records:
+            record["priority"] = priority(record, self.weights, as_of)
         chosen = select(records, self.settings.max_lookups)
         self._count("skipped", len(records) - len(chosen))
         unstamped = {str(r.get("file") or "") for r in chosen if not (r.get("inline_stamp") or {}).get("date")}
@@ -152,7 +155,7 @@ class ArchivePipeline(JobPipeline):
                 continue
             key = (str(record["source_url"]), day)
             lookup = self.lookups.setdefault(key, Lookup(key[0], day, origin, []))
-            lookup.claims.append(by_id.get(str(record["id"])) or dict(record))
+            lookup.claims.append(by_id.get(str(record["id"])) or record)
         for lookup in self.lookups.values():
             request = self._start(lookup)
             if request is not None:
@@ -198,7 +201,7 @@ class ArchivePipeline(JobPipeline):
         return self._capture_step(lookup)
 
     def on_error(self, failure: Failure) -> None:
-        request = failure.request  # type: ignore[attr-defined]
+        request = failed_request(failure)
         lookup = self.lookups[request.meta["sv_archive"]]
         facts = describe_failure(failure)
         _, note = failure_outcome(facts, request.meta.get("retry_times", 0) + 1)
@@ -269,7 +272,7 @@ class ArchivePipeline(JobPipeline):
     def _judge(self, lookup: Lookup, fetched: Fetched, reading: Reading) -> None:
         self._results_from(lookup, page_records(fetched, reading, lookup.claims, self.rules, None))
 
-    def _results_from(self, lookup: Lookup, outcome: Any) -> None:
+    def _results_from(self, lookup: Lookup, outcome: PageOutcome) -> None:
         base = self._capture_fields(lookup)
         for record in outcome.records:
             excerpts = record.get("excerpts") or []

@@ -10,6 +10,7 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 
 from sv_scrapy.core.atomic import write_json
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.pagerecord import unfetched_record
 from sv_scrapy.core.report.worklistsummary import summary_lines, worklist_stats
@@ -31,7 +32,7 @@ class ExportPipeline(JobPipeline):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        self.records: dict[str, dict[str, Any]] = {}
+        self.records: dict[str, ClaimRecord] = {}
         # spider_closed carries the finish reason; a pipeline's close_spider does not
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 

@@ -54,6 +54,13 @@ def store_root(rt: Runtime) -> Path:
 HANDLED_STATUSES = [304, *range(400, 600), 999]
 
 
+def failed_request(failure: Failure) -> scrapy.Request:
+    """The request an errback's failure is about: Scrapy sets it on the Failure it hands the
+    errback, an attribute Twisted's Failure does not declare (the package's one ignore for it)."""
+    request: scrapy.Request = failure.request  # type: ignore[attr-defined]
+    return request
+
+
 def describe_failure(failure: Failure) -> FetchFailure:
     """The downloader's exception as facts for ``core.page.pagerecord.failure_outcome``."""
     exc = failure.value
@@ -228,7 +235,7 @@ class ClaimSpider(scrapy.Spider):
                        lang=headers.get("content-language", "").split(",")[0].strip())
 
     def on_error(self, failure: Failure) -> Any:
-        request = failure.request  # type: ignore[attr-defined]
+        request = failed_request(failure)
         url = request.meta["sv_url"]
         self.crawler.stats.inc_value(f"sv/spider/failure/{type(failure.value).__name__}")
         if is_code_error(failure.value):  # a bug of ours on the way, never a fact about the page

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.escape import h
 
 SIGNALS: tuple[tuple[str, str], ...] = (
@@ -25,7 +26,7 @@ TREND = (("tokens_absent", "#c0392b"), ("unavailable", "#95a5a6"), ("dead", "#2c
 KEEP = 120  # audits kept: ten years of monthly runs
 
 
-def scope_signals(items: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+def scope_signals(items: Sequence[ClaimRecord]) -> dict[str, dict[str, int]]:
     """Scope -> signal -> claims (only signals with a count)."""
     out: dict[str, Counter[str]] = {}
     for item in items:

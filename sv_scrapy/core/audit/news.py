@@ -27,6 +27,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.fetchstatus import DEAD
 from sv_scrapy.core.page.prefilter import SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT, WEAK_MATCH
 
@@ -49,7 +50,7 @@ NEWS_SECTIONS: tuple[tuple[str, str, bool], ...] = (
 )
 
 
-def fingerprint(item: Mapping[str, Any]) -> str:
+def fingerprint(item: ClaimRecord) -> str:
     """What identifies a claim when its line number moves."""
     norms = sorted(str(v.get("norm", "")) for v in item.get("values") or [] if v.get("salient", True))
     key = "\x1f".join([str(item.get("scope", "")), str(item.get("source_url", "")), *norms])
@@ -69,7 +70,7 @@ def figure_transition(before: str, now: str) -> str | None:
     return None
 
 
-def judge(prev: Mapping[str, Any] | None, item: Mapping[str, Any], scope_audited_before: bool
+def judge(prev: Mapping[str, Any] | None, item: ClaimRecord, scope_audited_before: bool
           ) -> tuple[str | None, str | None, str, dict[str, Any]]:
     """(transition, previous_prior, pending transition or "", the outcome to keep) for one claim.
 
@@ -101,7 +102,7 @@ def judge(prev: Mapping[str, Any] | None, item: Mapping[str, Any], scope_audited
     return None, baseline or str(prev.get("prior")), "", outcome
 
 
-def apply_transitions(items: Sequence[dict[str, Any]], previous: Mapping[str, Mapping[str, Any]],
+def apply_transitions(items: Sequence[ClaimRecord], previous: Mapping[str, Mapping[str, Any]],
                       audited_scopes: Iterable[str]) -> dict[str, dict[str, Any]]:
     """Set ``previous_prior``, ``transition`` and ``transition_pending`` on every item; return
     the outcomes to keep: this audit's, plus the kept ones of scopes it did not audit."""
@@ -118,7 +119,7 @@ def apply_transitions(items: Sequence[dict[str, Any]], previous: Mapping[str, Ma
             moved = by_fp.get(fingerprint(item)) or []
             prev = previous[moved.pop(0)] if moved else None
         transition, before, pending, outcome = judge(prev, item, item.get("scope") in scopes_before)
-        item.update(previous_prior=before, transition=transition, transition_pending=pending or None)
+        item.update({"previous_prior": before, "transition": transition, "transition_pending": pending or None})
         kept[item["id"]] = outcome
     audited_now = {i.get("scope") for i in items}
     for cid, out in previous.items():
@@ -127,9 +128,9 @@ def apply_transitions(items: Sequence[dict[str, Any]], previous: Mapping[str, Ma
     return kept
 
 
-def news(items: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+def news(items: Sequence[ClaimRecord]) -> dict[str, list[ClaimRecord]]:
     """Section key -> the claims it lists, each claim once (``NEWS_SECTIONS`` order)."""
-    out: dict[str, list[Mapping[str, Any]]] = {key: [] for key, _, _ in NEWS_SECTIONS}
+    out: dict[str, list[ClaimRecord]] = {key: [] for key, _, _ in NEWS_SECTIONS}
     for item in items:
         transition = item.get("transition")
         if transition == VANISHED:
@@ -141,12 +142,12 @@ def news(items: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]
     return out
 
 
-def is_flagged(item: Mapping[str, Any]) -> bool:
+def is_flagged(item: ClaimRecord) -> bool:
     """A claim that needs a look whatever its history."""
     return item.get("prior") == TOKENS_ABSENT or bool(item.get("stale_changed")) or item.get("fetch_status") == DEAD
 
 
-def new_findings(sections: Mapping[str, Sequence[Mapping[str, Any]]]) -> int:
+def new_findings(sections: Mapping[str, Sequence[ClaimRecord]]) -> int:
     """Claims in the news that need a look: every finding section, and new claims that are flagged."""
     total = sum(len(sections.get(key, ())) for key, _, finding in NEWS_SECTIONS if finding)
     return total + sum(1 for item in sections.get(NEW_CLAIM, ()) if is_flagged(item))

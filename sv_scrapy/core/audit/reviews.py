@@ -28,6 +28,7 @@ from typing import Any
 
 from sv_scrapy.core.audit.news import fingerprint, new_findings, news
 from sv_scrapy.core.audit.reviewfile import FINDINGS, Review
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.fetchstatus import DEAD, UNAVAILABLE
 from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, WEAK_MATCH
 
@@ -41,12 +42,12 @@ COVERS = {"UNAVAILABLE": ("UNAVAILABLE", "DEAD")}
 _REMEMBERED = "reviews_expired"  # the claim outcome's note of reviews already reported as expired
 
 
-def figures(item: Mapping[str, Any]) -> tuple[str, ...]:
+def figures(item: ClaimRecord) -> tuple[str, ...]:
     """The claim's salient figures, normalised and sorted (what ``fingerprint`` hashes)."""
     return tuple(sorted(str(v.get("norm", "")) for v in item.get("values") or [] if v.get("salient", True)))
 
 
-def findings(item: Mapping[str, Any]) -> list[str]:
+def findings(item: ClaimRecord) -> list[str]:
     """The findings the claim shows in this audit, in ``FINDINGS`` order (the linter's is separate).
 
     >>> findings({"prior": "TOKENS_ABSENT", "fetch_status": "OK", "stale_changed": True, "content_changed": True})
@@ -67,7 +68,7 @@ def findings(item: Mapping[str, Any]) -> list[str]:
     return [f for f in FINDINGS if shown.get(f)]
 
 
-def new_review(item: Mapping[str, Any], finding: str, decision: str, reason: str, today: date,
+def new_review(item: ClaimRecord, finding: str, decision: str, reason: str, today: date,
                until: str = "", reviewer: str = "") -> Review:
     """A review of ``item``'s ``finding``, made on its page's hash and its figures as they are now."""
     return Review(key=fingerprint(item), claim=str(item["id"]), finding=finding, decision=decision, reason=reason,
@@ -75,7 +76,7 @@ def new_review(item: Mapping[str, Any], finding: str, decision: str, reason: str
                   figures=figures(item), url=str(item.get("source_url") or ""))
 
 
-def page_hash(item: Mapping[str, Any]) -> str:
+def page_hash(item: ClaimRecord) -> str:
     """The page's confirmed text a review is made on and compared with: the settle-confirmed
     baseline (``stable_hash``), or, in a record from before it was kept, the text read.
 
@@ -85,7 +86,7 @@ def page_hash(item: Mapping[str, Any]) -> str:
     return str(item.get("stable_hash") or item.get("content_hash") or "")
 
 
-def why_expired(review: Review, item: Mapping[str, Any], today: date) -> str:
+def why_expired(review: Review, item: ClaimRecord, today: date) -> str:
     """Why a matched review no longer holds ("" while it is live).
 
     >>> r = Review("ab12cd34", "fr:3:0a1b2c3d", "TOKENS_ABSENT", "wont_fix", "x", "2027-01-01",
@@ -125,9 +126,9 @@ def expired_line(review: Review, why: str) -> str:
 class Applied:
     """What the reviews did to this audit."""
 
-    quiet: list[tuple[Mapping[str, Any], list[Review]]] = field(default_factory=list)  # claim, its live reviews
+    quiet: list[tuple[ClaimRecord, list[Review]]] = field(default_factory=list)  # claim, its live reviews
     quiet_roots: list[tuple[Mapping[str, Any], Review]] = field(default_factory=list)  # linter row, its review
-    expired_news: list[Mapping[str, Any]] = field(default_factory=list)  # claims whose review expired this audit
+    expired_news: list[ClaimRecord] = field(default_factory=list)  # claims whose review expired this audit
     expired: list[tuple[Review, str]] = field(default_factory=list)  # every expired review, with why
     orphaned: list[Review] = field(default_factory=list)
 
@@ -145,13 +146,13 @@ def _public(review: Review, why: str, applies: bool) -> dict[str, Any]:
             "until": review.until or None, "applies": applies, "quiet": False, "news": False}
 
 
-def _match(reviews: Sequence[Review], items: Sequence[Mapping[str, Any]]) -> dict[int, Mapping[str, Any]]:
+def _match(reviews: Sequence[Review], items: Sequence[ClaimRecord]) -> dict[int, ClaimRecord]:
     """Review index -> the claim it is about (history key first, then the claim id it was made on)."""
     by_id = {str(i["id"]): i for i in items}
-    by_key: dict[str, list[Mapping[str, Any]]] = {}
+    by_key: dict[str, list[ClaimRecord]] = {}
     for item in items:
         by_key.setdefault(fingerprint(item), []).append(item)
-    out: dict[int, Mapping[str, Any]] = {}
+    out: dict[int, ClaimRecord] = {}
     for n, review in enumerate(reviews):
         same_key = by_key.get(review.key, [])
         exact = [i for i in same_key if i["id"] == review.claim]
@@ -168,7 +169,7 @@ def _line(claim_id: str) -> int:
     return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
 
 
-def previous_outcome(item: Mapping[str, Any], previous: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
+def previous_outcome(item: ClaimRecord, previous: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
     """The outcome the last audit kept for this claim (by id, or by its history key)."""
     found = previous.get(str(item["id"]))
     if found is None:
@@ -181,7 +182,7 @@ def _expiry_mark(review: Review) -> str:
     return f"{review.finding}@{review.date}"
 
 
-def apply_reviews(items: Sequence[dict[str, Any]], reviews: Sequence[Review], today: date,
+def apply_reviews(items: Sequence[ClaimRecord], reviews: Sequence[Review], today: date,
                   previous: Mapping[str, Mapping[str, Any]] | None = None,
                   root_rows: Sequence[Mapping[str, Any]] = ()) -> Applied:
     """Set ``review`` on every item (null without one) and say which claims are quiet, which
@@ -230,7 +231,7 @@ def apply_reviews(items: Sequence[dict[str, Any]], reviews: Sequence[Review], to
     return applied
 
 
-def remember_expired(kept: dict[str, dict[str, Any]], items: Iterable[Mapping[str, Any]],
+def remember_expired(kept: dict[str, dict[str, Any]], items: Iterable[ClaimRecord],
                      reviews: Sequence[Review], today: date) -> None:
     """Note in each claim's kept outcome the expired reviews already reported, so an expired
     review is news once."""
@@ -245,17 +246,17 @@ def remember_expired(kept: dict[str, dict[str, Any]], items: Iterable[Mapping[st
             kept[cid][_REMEMBERED] = sorted(found)
 
 
-def quiet(item: Mapping[str, Any]) -> bool:
+def quiet(item: ClaimRecord) -> bool:
     """Out of the news and the backlog: every finding of the claim has a live review."""
     return bool((item.get("review") or {}).get("quiet"))
 
 
-def expired_news(item: Mapping[str, Any]) -> bool:
+def expired_news(item: ClaimRecord) -> bool:
     """A review of the claim expired on this audit: the finding is back, as news."""
     return bool((item.get("review") or {}).get("news"))
 
 
-def open_findings(items: Sequence[Mapping[str, Any]]) -> int:
+def open_findings(items: Sequence[ClaimRecord]) -> int:
     """``new_findings`` without the quiet claims; a review that expired on this audit counts."""
     back = [i for i in items if not quiet(i) and expired_news(i)]
     return new_findings(news([i for i in items if not quiet(i) and not expired_news(i)])) + len(back)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sv_scrapy.core.audit.clockcheck import clock_behind
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.fetchstatus import DEAD, OK, ROBOTS, UNAVAILABLE
 from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT
 
@@ -34,7 +35,7 @@ def reason_group(note: str) -> str:
     return text.strip(" :;") or "unknown"
 
 
-def audit_stats(items: Sequence[Mapping[str, Any]], urls: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def audit_stats(items: Sequence[ClaimRecord], urls: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Counts first: the report's opening table and the CI outputs."""
     fetched = [u for u in urls.values() if u.get("fetch_status") == OK]
     not_modified = sum(1 for u in fetched if u.get("not_modified"))
@@ -60,8 +61,8 @@ def audit_stats(items: Sequence[Mapping[str, Any]], urls: Mapping[str, Mapping[s
     }
 
 
-def buckets(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    unavailable: dict[str, list[Mapping[str, Any]]] = {}
+def buckets(items: Sequence[ClaimRecord]) -> dict[str, Any]:
+    unavailable: dict[str, list[ClaimRecord]] = {}
     for item in items:
         # a soft 404 (200, "page not found") stands with the dead links, not with the figure checks
         if item["prior"] == SOURCE_UNAVAILABLE or item["fetch_status"] in (UNAVAILABLE, DEAD) or item.get("soft_404"):
@@ -77,7 +78,7 @@ def buckets(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def linked_note(item: Mapping[str, Any], link: Callable[[str], str] = str) -> str:
+def linked_note(item: ClaimRecord, link: Callable[[str], str] = str) -> str:
     """The report's line for a claim whose figure is one click from its page ("" when it is not);
     ``link`` renders the URL (the Markdown or HTML report's own link)."""
     found = item.get("found_linked") or {}
@@ -85,7 +86,7 @@ def linked_note(item: Mapping[str, Any], link: Callable[[str], str] = str) -> st
     return f"the figure is in {link(url)} linked from this page — cite that instead?" if url else ""
 
 
-def by_scope_priors(items: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+def by_scope_priors(items: Sequence[ClaimRecord]) -> dict[str, dict[str, int]]:
     """Scope -> prior -> count, for the report's chart."""
     out: dict[str, Counter[str]] = {}
     for item in items:
@@ -93,12 +94,12 @@ def by_scope_priors(items: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, i
     return {scope: dict(counts) for scope, counts in sorted(out.items())}
 
 
-def top(items: Sequence[Mapping[str, Any]], n: int) -> list[Mapping[str, Any]]:
+def top(items: Sequence[ClaimRecord], n: int) -> list[ClaimRecord]:
     """The ``n`` claims a reviewer should look at first (``priority``, then where they stand)."""
     return sorted(items, key=lambda i: (-float(i.get("priority", 0.0)), i["scope"], int(i["line_no"])))[:n]
 
 
-def standing(items: Sequence[Mapping[str, Any]], news_ids: set[str]) -> list[Mapping[str, Any]]:
+def standing(items: Sequence[ClaimRecord], news_ids: set[str]) -> list[ClaimRecord]:
     """The backlog: claims that are not in this audit's news."""
     return [i for i in items if i["id"] not in news_ids]
 

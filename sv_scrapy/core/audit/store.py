@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.atomic import write_bytes, write_json, write_text
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.clock import Clock
 from sv_scrapy.core.page.changes import ContentState
 
@@ -96,7 +97,7 @@ class Entry:
     fail_streak: int = 0
     excerpts: dict[str, list[str]] = field(default_factory=dict)  # claim id -> excerpts of the stable text
     run_id: str = ""  # the run that wrote this entry
-    results: list[dict[str, Any]] = field(default_factory=list)  # that run's claim records
+    results: list[ClaimRecord] = field(default_factory=list)  # that run's claim records
     rendered: bool = False  # read through the browser: rendered again next run, never a 304
 
     @classmethod

@@ -37,6 +37,7 @@ from sv_scrapy.core.audit import history
 from sv_scrapy.core.audit.news import judge
 from sv_scrapy.core.audit.stats import audit_stats
 from sv_scrapy.core.audit.store import TEXT_HEADER, ContentStore, Entry, seal_text, url_key
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.clock import Clock
 from sv_scrapy.core.errors import SvError
 
@@ -216,7 +217,7 @@ def _rebuild_memory(store: ContentStore, entries: list[Entry], result: Migration
         return
     run = store.run_info()
     last = str(run.get("finished_at") or max(e.fetched_at for e in entries)) if run.get("finished") else ""
-    records: dict[str, dict[str, Any]] = {}
+    records: dict[str, ClaimRecord] = {}
     for entry in sorted(entries, key=lambda e: e.fetched_at):  # the latest record of a claim wins
         for record in entry.results:
             if isinstance(record, dict) and {"id", "prior", "fetch_status", "scope"} <= set(record):
@@ -237,7 +238,7 @@ def _rebuild_memory(store: ContentStore, entries: list[Entry], result: Migration
         result.history = 1
 
 
-def _outcome(record: dict[str, Any]) -> dict[str, Any]:
+def _outcome(record: ClaimRecord) -> dict[str, Any]:
     """The outcome a format-0 record says. A page in flux was judged on text that never
     settled: its prior is only pending, the confirmed baseline unknown (no vanished figure is
     claimed from it)."""

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sv_scrapy.core.claims.record import ClaimRecord
+
 PATTERN = "source-verify-*.json"
 
 
@@ -54,7 +56,7 @@ def read_verdicts(folder: Path) -> tuple[dict[Any, dict[str, Any]], list[str]]:
     return latest, warnings
 
 
-def why_stale(verdict: Mapping[str, Any], item: Mapping[str, Any]) -> str:
+def why_stale(verdict: Mapping[str, Any], item: ClaimRecord) -> str:
     """Why a verdict no longer speaks of the page the audit read ("" while it does).
 
     >>> why_stale({"content_hash": "a", "at": "2027-01-02"}, {"content_hash": "b"})
@@ -71,7 +73,7 @@ def why_stale(verdict: Mapping[str, Any], item: Mapping[str, Any]) -> str:
     return "the page changed since the verdict" if changed and changed > str(verdict.get("at", "")) else ""
 
 
-def attach_verdicts(items: Sequence[dict[str, Any]], latest: Mapping[Any, Mapping[str, Any]]) -> int:
+def attach_verdicts(items: Sequence[ClaimRecord], latest: Mapping[Any, Mapping[str, Any]]) -> int:
     """Set ``verdict`` on every item (null when ``scrapy verify`` never judged it); return how many have one."""
     shown = 0
     for item in items:

@@ -16,9 +16,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from sv_scrapy.core.claims.links import Link, attribute, find_code_urls, find_links, label_span, mask_urls, pointer_flags
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.claims.stamps import Stamp, mask_stamp_dates, parse_file_stamp, parse_line_stamp
 from sv_scrapy.core.errors import ArgumentError, CorpusError
 from sv_scrapy.core.figures.values import Value, extract_values, has_salient
@@ -65,15 +67,18 @@ class Claim:
     section: str
     line_no: int
     claim_text: str
-    values: list[dict[str, object]]
+    values: list[dict[str, Any]]
     source_url: str
     source_host: str
     source_tier: str
     inline_stamp: dict[str, str] | None
     file: str
 
-    def as_dict(self) -> dict[str, object]:
-        return dict(self.__dict__)
+    def as_dict(self) -> ClaimRecord:
+        return {"id": self.id, "scope": self.scope, "section": self.section, "line_no": self.line_no,
+                "claim_text": self.claim_text, "values": self.values, "source_url": self.source_url,
+                "source_host": self.source_host, "source_tier": self.source_tier, "inline_stamp": self.inline_stamp,
+                "file": self.file}
 
 
 @dataclass

@@ -17,9 +17,9 @@ uses them (a page in another language shares only names and acronyms with a play
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.pagescan import Hit, PageIndex
 from sv_scrapy.core.page.prefilter import PrefilterSettings, Prior, _excerpts, find_value
 from sv_scrapy.core.page.subject import _positions, context_words, page_words
@@ -41,7 +41,7 @@ def _score(hit: Hit, text: str, positions: Sequence[tuple[int, int]]) -> int:
     return len({n for p, n in positions if lo <= p < hi})
 
 
-def order_by_context(claim: Mapping[str, Any], text: str, index: PageIndex, prior: Prior,
+def order_by_context(claim: ClaimRecord, text: str, index: PageIndex, prior: Prior,
                      settings: PrefilterSettings) -> tuple[list[str], bool | None]:
     """(excerpts best context first, context_match) for one matched claim."""
     if not prior.matched_tokens or not text:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.changes import ContentState, changed_lines, fail_streak, settle, stale_changed
 from sv_scrapy.core.page.context import order_by_context
 from sv_scrapy.core.page.fetchstatus import BINARY, DEAD, EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
@@ -123,7 +124,7 @@ class Previous:
 class PageOutcome:
     fetch_status: str
     note: str
-    records: list[dict[str, Any]]
+    records: list[ClaimRecord]
     raw_status: str = ""  # before a fail streak restated it (what the stats count)
     priors: tuple[str, ...] = ()
     state: ContentState | None = None
@@ -245,7 +246,7 @@ def _prior(status: str, reading: Reading, values: list[dict[str, Any]], note: st
     return prior_without_text(values, SOURCE_UNAVAILABLE, note)
 
 
-def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[str, Any]], rules: PageRules,
+def page_records(fetched: Fetched, reading: Reading, claims: Sequence[ClaimRecord], rules: PageRules,
                  previous: Previous | None = None) -> PageOutcome:
     """Each claim citing the page, judged: ``fetch_status``, prior, excerpts and, given the
     audit's ``previous`` (worklist: None), fail streak and change fields."""
@@ -274,7 +275,8 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
     index = (PageIndex(ocr_digits(text) if reading.ocr else text, lang=reading.lang or None, host=host or None)
              if text else None)
     hosts = [urlsplit(fetched.url).hostname or "", host]
-    records, priors = [], []
+    records: list[ClaimRecord] = []
+    priors: list[str] = []
     gone = status == OK and reading.kind in ("html", "text") and soft_404(fetched.title, text, reading.lang, host)
     for claim in claims:
         prior = _prior(status, reading, claim["values"], note, hosts, rules, index)
@@ -291,20 +293,21 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[Mapping[st
         if reading.frames:
             record["excerpts"] = name_frames(record["excerpts"], text[:_main_length(text, reading.frames)],
                                              reading.frames, prior.found_as.values())
-        record.update(final_url=final, http_status=fetched.http_status, text_method=reading.text_method,
-                      ocr_confidence=reading.ocr["confidence"] if reading.ocr else None,
-                      content_hash=reading.content_hash, fetched_at=fetched.fetched_at, rendered=fetched.rendered,
-                      charset=reading.charset or None, charset_source=reading.charset_source or None,
-                      frames=[url for url, _ in reading.frames], found_linked=None, soft_404=is_soft_404,
-                      context_match=context_match)
+        record.update({"final_url": final, "http_status": fetched.http_status, "text_method": reading.text_method,
+                       "ocr_confidence": reading.ocr["confidence"] if reading.ocr else None,
+                       "content_hash": reading.content_hash, "fetched_at": fetched.fetched_at,
+                       "rendered": fetched.rendered, "charset": reading.charset or None,
+                       "charset_source": reading.charset_source or None, "frames": [url for url, _ in reading.frames],
+                       "found_linked": None, "soft_404": is_soft_404, "context_match": context_match})
         if previous is not None:
             assert state is not None
             # the confirmed baseline: what a review's page-change expiry compares (``audit.reviews``)
-            record.update(stable_hash=state.stable_hash or None)
-            record.update(content_changed=changed, changed_at=state.changed_at if changed else "",
-                          stale_changed=changed and stale_changed(state.changed_at, record.get("inline_stamp")),
-                          in_flux=in_flux, previous_excerpts=excerpts_before.get(record["id"], []) if changed else [],
-                          change_diff=diff, not_modified=fetched.http_status == 304, fail_streak=streak)
+            record.update({"stable_hash": state.stable_hash or None, "content_changed": changed,
+                           "changed_at": state.changed_at if changed else "",
+                           "stale_changed": changed and stale_changed(state.changed_at, record.get("inline_stamp")),
+                           "in_flux": in_flux,
+                           "previous_excerpts": excerpts_before.get(record["id"], []) if changed else [],
+                           "change_diff": diff, "not_modified": fetched.http_status == 304, "fail_streak": streak})
         records.append(record)
     return PageOutcome(status, note, records, raw_status, tuple(priors), state, changed, streak)
 
@@ -314,17 +317,22 @@ def _main_length(text: str, frames: Sequence[tuple[str, str]]) -> int:
     return max(0, len(text) - sum(len(t) + 1 for _, t in frames if t))
 
 
-def claim_record(claim: Mapping[str, Any], fetch_status: str, prior: Prior, note: str = "") -> dict[str, Any]:
-    """The one claim-record schema (worklist and audit items): the seed's fields, then the verdict."""
-    record = {k: claim[k] for k in CLAIM_KEYS}
-    record.update(fetch_status=fetch_status, prior=prior.prior, matched_tokens=prior.matched_tokens,
-                  strong_matched=prior.strong_matched, missing_tokens=prior.missing_tokens, excerpts=prior.excerpts,
-                  found_as=prior.found_as, note=prior.note or note, file=claim.get("file", ""),
-                  # issue #19's fields, on every record (page_records fills them for a page that was read)
-                  soft_404=False, context_match=None, found_linked=None, charset=None)
+def claim_record(claim: ClaimRecord, fetch_status: str, prior: Prior, note: str = "") -> ClaimRecord:
+    """The one claim-record schema (worklist and audit items, ``core.page.claimrecord``): the seed's
+    fields (``CLAIM_KEYS``, copied from the claim), then the verdict."""
+    record: ClaimRecord = {
+        "id": claim["id"], "scope": claim["scope"], "section": claim["section"], "line_no": claim["line_no"],
+        "claim_text": claim["claim_text"], "values": claim["values"], "source_url": claim["source_url"],
+        "source_host": claim["source_host"], "source_tier": claim["source_tier"], "inline_stamp": claim["inline_stamp"]}
+    record["fetch_status"] = fetch_status  # decided here and nowhere else (tests/test_one_owner.py)
+    record.update({"prior": prior.prior, "matched_tokens": prior.matched_tokens, "strong_matched": prior.strong_matched,
+                   "missing_tokens": prior.missing_tokens, "excerpts": prior.excerpts, "found_as": prior.found_as,
+                   "note": prior.note or note, "file": claim.get("file", ""),
+                   # issue #19's fields, on every record (page_records fills them for a page that was read)
+                   "soft_404": False, "context_match": None, "found_linked": None, "charset": None})
     return record
 
 
-def unfetched_record(claim: Mapping[str, Any], why: str) -> dict[str, Any]:
+def unfetched_record(claim: ClaimRecord, why: str) -> ClaimRecord:
     """A selected claim whose page never came back: reported, never dropped."""
     return claim_record(claim, UNAVAILABLE, prior_without_text(claim["values"], SOURCE_UNAVAILABLE), why)

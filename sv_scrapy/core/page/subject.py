@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sv_scrapy.core.claims.markdown import plain
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.figures.values import extract_values
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
@@ -117,7 +118,7 @@ def figure_hint(excerpt: str, values: Sequence[Mapping[str, Any]], centre: int |
     return min(found, key=lambda v: abs((v.pos + v.end) // 2 - mid)).raw
 
 
-def page_words(item: Mapping[str, Any], text: str, window: int = 240) -> PageWords:
+def page_words(item: ClaimRecord, text: str, window: int = 240) -> PageWords:
     """The excerpt where ``text`` (the page now) speaks of the claim's subject, and the hint."""
     values = item.get("values") or []
     words = context_words(str(item.get("claim_text", "")), values)

@@ -10,13 +10,13 @@ from typing import Any
 
 from sv_scrapy.core.audit.news import apply_transitions
 from sv_scrapy.core.claims.claims import Claim
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.claims.sampling import score
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, WEAK_MATCH
 from sv_scrapy.core.page.subject import page_words
 from sv_scrapy.core.report.sourcelinks import SourceLinks
 
 TEXT_METHODS = ("html", "pdf", "ocr", "rendered")
-_CLAIM_FIELDS = tuple(Claim.__dataclass_fields__)
 
 
 def text_method(detail: str, kind: str = "", rendered: bool = False) -> str | None:
@@ -41,19 +41,23 @@ def text_method(detail: str, kind: str = "", rendered: bool = False) -> str | No
     return None
 
 
-def needs_words(item: Mapping[str, Any]) -> bool:
+def needs_words(item: ClaimRecord) -> bool:
     """Absent or changed: the report shows where the page now speaks of the claim's subject."""
     return item.get("prior") in (TOKENS_ABSENT, WEAK_MATCH) or bool(item.get("content_changed"))
 
 
-def priority(item: Mapping[str, Any], weights: Mapping[str, float], as_of: date) -> float:
+def priority(item: ClaimRecord, weights: Mapping[str, float], as_of: date) -> float:
     """The sampling score (stale marker, never verified, stamp age, statute/money): one rule
     for what a reviewer looks at first, in the worklist and in the report's backlog."""
-    claim = Claim(**{k: item.get(k) for k in _CLAIM_FIELDS})  # type: ignore[arg-type]
+    claim = Claim(id=item.get("id", ""), scope=item.get("scope", ""), section=item.get("section", ""),
+                  line_no=item.get("line_no", 0), claim_text=item.get("claim_text", ""), values=item.get("values", []),
+                  source_url=item.get("source_url", ""), source_host=item.get("source_host", ""),
+                  source_tier=item.get("source_tier", ""), inline_stamp=item.get("inline_stamp"),
+                  file=item.get("file", ""))
     return round(score(claim, weights, as_of, seed=0), 3)
 
 
-def enrich(items: Sequence[dict[str, Any]], *, previous: Mapping[str, Mapping[str, Any]],
+def enrich(items: Sequence[ClaimRecord], *, previous: Mapping[str, Mapping[str, Any]],
            audited_scopes: Iterable[str], page_text: Callable[[str], str | None], links: SourceLinks,
            kinds: Mapping[str, str], weights: Mapping[str, float], as_of: date) -> dict[str, dict[str, Any]]:
     """Add ``previous_prior``, ``transition``, ``transition_pending``, ``page_excerpt``,

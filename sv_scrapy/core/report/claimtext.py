@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sv_scrapy.core.claims.markdown import plain
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.escape import h, md_inline, md_lead, one_line
 
 
@@ -49,7 +50,7 @@ def segments(text: str, values: Sequence[Mapping[str, Any]], limit: int = 0) -> 
     return out
 
 
-def claim_md(item: Mapping[str, Any], limit: int = 220) -> str:
+def claim_md(item: ClaimRecord, limit: int = 220) -> str:
     """The claim for the Markdown report: prose, the figure in bold.
 
     >>> claim_md({"claim_text": "- Fee (2026-12-03 verified): € 1,500 | [a](https://x.gov)",
@@ -60,7 +61,7 @@ def claim_md(item: Mapping[str, Any], limit: int = 220) -> str:
     return md_lead("".join(f"**{md_inline(p)}**" if fig else md_inline(p) for p, fig in pieces))
 
 
-def claim_html(item: Mapping[str, Any], limit: int = 220) -> str:
+def claim_html(item: ClaimRecord, limit: int = 220) -> str:
     """The claim for the HTML report: text, the figure in ``<mark>``."""
     pieces = segments(str(item.get("claim_text", "")), item.get("values") or [], limit)
     return "".join(f"<mark>{h(p)}</mark>" if fig else h(p) for p, fig in pieces)

@@ -21,6 +21,7 @@ from sv_scrapy.core.audit.reviews import apply_reviews, open_findings, remember_
 from sv_scrapy.core.audit.stats import audit_stats
 from sv_scrapy.core.audit.verdicts import attach_verdicts
 from sv_scrapy.core.claims.claims import claim_id
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.pagerecord import unfetched_record
 from sv_scrapy.core.report.auditdoc import enrich
 from sv_scrapy.core.report.report_html import render_html
@@ -36,8 +37,8 @@ OUTPUT_COUNTS = ("tokens_absent", "stale_changed", "content_changed", "unavailab
 class AuditInputs:
     """Everything the finish needs, as values (the crawl's records, the store's memory, config)."""
 
-    claims: Sequence[Mapping[str, Any]]  # the run's claims, in corpus order
-    records: Mapping[str, dict[str, Any]]  # claim id -> its record, for the pages that came back
+    claims: Sequence[ClaimRecord]  # the run's claims, in corpus order
+    records: Mapping[str, ClaimRecord]  # claim id -> its record, for the pages that came back
     urls: Mapping[str, Mapping[str, Any]]  # url -> fetch_status, not_modified, kind
     params: Mapping[str, Any]
     run_id: str

@@ -13,6 +13,7 @@ from sv_scrapy.core.audit.history import comparison, delta, trend_svg
 from sv_scrapy.core.audit.news import NEW_CLAIM, NEWS_SECTIONS, STALE_CHANGED, VANISHED, news
 from sv_scrapy.core.audit.reviews import expired_news, quiet
 from sv_scrapy.core.audit.stats import buckets, by_scope_priors, linked_note, reason_group, run_notes, standing, top
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.escape import h, safe_href
 from sv_scrapy.core.page.prefilter import PRIORS
 from sv_scrapy.core.report.claimtext import claim_html
@@ -45,7 +46,7 @@ def _link(url: str) -> str:
     return f'<a href="{href}" rel="noopener noreferrer nofollow">{h(url, 120)}</a>' if href else h(url, 120)
 
 
-def _where(item: Mapping[str, Any]) -> str:
+def _where(item: ClaimRecord) -> str:
     label = f"<code>{h(item['scope'])}:{int(item['line_no'])}</code>"
     href = safe_href(str(item.get("source_line_url") or ""))
     return f'<a href="{href}" rel="noopener noreferrer">{label}</a>' if href else label
@@ -93,18 +94,18 @@ def _table(rows: Sequence[Sequence[str]], head: Sequence[str]) -> str:
     return f"<table><thead><tr>{thead}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _hint(item: Mapping[str, Any]) -> str:
+def _hint(item: ClaimRecord) -> str:
     hint = str(item.get("page_hint") or "")
     return f'<span class="hint">page now says <mark>{h(hint)}</mark><br><small>a hint, not a verdict</small></span>' \
         if hint else ""
 
 
-def _now(item: Mapping[str, Any]) -> str:
+def _now(item: ClaimRecord) -> str:
     linked = f"<br><small>{linked_note(item, _link)}</small>" if linked_note(item) else ""
     return _now_excerpt(item) + linked + then_now_html(item)
 
 
-def _now_excerpt(item: Mapping[str, Any]) -> str:
+def _now_excerpt(item: ClaimRecord) -> str:
     new = item.get("excerpts") or []
     if new:
         return f'<span class="new">{h(new[0], 240)}</span>'
@@ -114,7 +115,7 @@ def _now_excerpt(item: Mapping[str, Any]) -> str:
     return "<em>(the figure is not on the page, nor the claim's words)</em>"
 
 
-def _changed(items: Sequence[Mapping[str, Any]]) -> str:
+def _changed(items: Sequence[ClaimRecord]) -> str:
     rows = []
     for i in items:
         old = i.get("previous_excerpts") or []
@@ -132,11 +133,11 @@ def _changed(items: Sequence[Mapping[str, Any]]) -> str:
     return _table(rows, ["where", "claim", "last verified", "before", "now", "hint", "page", "review"])
 
 
-def _state(item: Mapping[str, Any]) -> str:
+def _state(item: ClaimRecord) -> str:
     return str(item["fetch_status"] if item.get("fetch_status") == "DEAD" else item["prior"])
 
 
-def _listed(items: Sequence[Mapping[str, Any]], reason: bool = True) -> str:
+def _listed(items: Sequence[ClaimRecord], reason: bool = True) -> str:
     return _table([[_where(i), claim_html(i, 160), f"<code>{h(_state(i))}</code>" + (
         f"<br>{_hint(i)}" if i.get("page_hint") else "") + then_now_html(i) + html_verdict(i),
         *([h(reason_group(str(i.get("note", ""))))] if reason else []), _link(i["source_url"]),
@@ -144,8 +145,8 @@ def _listed(items: Sequence[Mapping[str, Any]], reason: bool = True) -> str:
         ["where", "claim", "now", *(["reason"] if reason else []), "page", "review"])
 
 
-def _news(items: Sequence[Mapping[str, Any]], since: str,
-          expired: Sequence[Mapping[str, Any]] = ()) -> tuple[list[str], set[str]]:
+def _news(items: Sequence[ClaimRecord], since: str,
+          expired: Sequence[ClaimRecord] = ()) -> tuple[list[str], set[str]]:
     sections = news(items)
     listed = {str(i["id"]) for rows in sections.values() for i in rows}
     if not since:
@@ -184,7 +185,7 @@ def _details(title: str, body: str, count: int) -> str:
     return f"<details><summary>{h(title)} — {count}</summary>{body}</details>"
 
 
-def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: Sequence[Mapping[str, Any]],
+def _backlog(items: Sequence[ClaimRecord], listed: set[str], linter_rows: Sequence[Mapping[str, Any]],
              candidates: Sequence[Mapping[str, Any]] = ()) -> list[str]:
     b = buckets(standing(items, listed))
     everything = len(items)

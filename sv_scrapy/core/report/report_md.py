@@ -18,6 +18,7 @@ from sv_scrapy.core.audit.history import comparison, delta
 from sv_scrapy.core.audit.news import NEW_CLAIM, NEWS_SECTIONS, STALE_CHANGED, VANISHED, news
 from sv_scrapy.core.audit.reviews import expired_news, quiet
 from sv_scrapy.core.audit.stats import buckets, linked_note, reason_group, run_notes, standing, top
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.escape import md, md_code, md_inline, md_text
 from sv_scrapy.core.report.claimtext import claim_md
 from sv_scrapy.core.report.issuecut import GITHUB_ISSUE_LIMIT, Section, fit, join
@@ -46,14 +47,14 @@ def md_url(url: str) -> str:
     return f"<{url}>" if re.fullmatch(r"https?://[^\s<>|`]+", url) else md(url)
 
 
-def where(item: Mapping[str, Any]) -> str:
+def where(item: ClaimRecord) -> str:
     """``scope:line``, linked to the playbook line when a link is known."""
     label = md_code(f"{item['scope']}:{int(item['line_no'])}")
     url = str(item.get("source_line_url") or "")
     return f"[{label}]({url})" if _SAFE_URL.fullmatch(url) else label
 
 
-def _stamp(item: Mapping[str, Any]) -> str:
+def _stamp(item: ClaimRecord) -> str:
     return md_text((item.get("inline_stamp") or {}).get("date", "never verified"))
 
 
@@ -62,7 +63,7 @@ def _quote(text: str, limit: int = 240) -> str:
     return "“" + md_inline(flat if len(flat) <= limit else flat[: limit - 1] + "…") + "”"
 
 
-def _hint(item: Mapping[str, Any]) -> str:
+def _hint(item: ClaimRecord) -> str:
     hint = str(item.get("page_hint") or "")
     return f"page now says **{md_inline(hint)}** _(a hint, not a verdict)_" if hint else ""
 
@@ -74,7 +75,7 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], title: str, empty
                    ["| " + " | ".join(row) + " |" for row in rows], [""])
 
 
-def claim_block(item: Mapping[str, Any]) -> str:
+def claim_block(item: ClaimRecord) -> str:
     """One absent or changed claim: where, the claim, before → now in the page's words, the hint."""
     lines = [f"- {where(item)} — {claim_md(item)}"]
     facts = [f"page {md_url(item.get('final_url') or item['source_url'])}", f"last verified {_stamp(item)}"]
@@ -107,7 +108,7 @@ def claim_block(item: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _row_now(item: Mapping[str, Any]) -> str:
+def _row_now(item: ClaimRecord) -> str:
     parts = [md_code(str(item["fetch_status"] if item.get("fetch_status") == "DEAD" else item["prior"]))]
     if item.get("page_hint"):
         parts.append(f"page now says **{md_inline(str(item['page_hint']))}** (hint)")
@@ -118,8 +119,8 @@ def _row_now(item: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def _news_sections(items: Sequence[Mapping[str, Any]], since: str,
-                   expired: Sequence[Mapping[str, Any]] = ()) -> tuple[list[Section], set[str], int]:
+def _news_sections(items: Sequence[ClaimRecord], since: str,
+                   expired: Sequence[ClaimRecord] = ()) -> tuple[list[Section], set[str], int]:
     sections = news(items)
     listed = {str(i["id"]) for rows in sections.values() for i in rows} | {str(i["id"]) for i in expired}
     total = len(listed)
@@ -168,7 +169,7 @@ def _counts(doc: Mapping[str, Any]) -> Section:
     return _table(["signal", prev_head, "this audit", "change"], rows, "## Counts, this audit beside the previous")
 
 
-def _backlog(items: Sequence[Mapping[str, Any]], listed: set[str], linter_rows: Sequence[Mapping[str, Any]],
+def _backlog(items: Sequence[ClaimRecord], listed: set[str], linter_rows: Sequence[Mapping[str, Any]],
              top_n: int, doc_candidates: Mapping[str, Any]) -> list[Section]:
     rest = standing(items, listed)
     b = buckets(rest)

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sv_scrapy.core.audit.reviews import ROOT_CITATION, SUGGESTED, findings, quiet
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.escape import h, md_code, md_inline, md_text
 from sv_scrapy.core.report.issuecut import Section
 
@@ -27,7 +28,7 @@ def review_command(ids: Sequence[str], finding: str = "", decision: str = "") ->
     return f"scrapy review {' '.join(shlex.quote(i) for i in ids)}{only} --as {decision} --reason \"…\""
 
 
-def item_command(item: Mapping[str, Any]) -> str:
+def item_command(item: ClaimRecord) -> str:
     shown = findings(item)
     return review_command([str(item["id"])], shown[0] if shown else "")
 
@@ -36,7 +37,7 @@ def root_command(row: Mapping[str, Any]) -> str:
     return review_command([str(row["id"])], ROOT_CITATION)
 
 
-def group_command(items: Sequence[Mapping[str, Any]]) -> str:
+def group_command(items: Sequence[ClaimRecord]) -> str:
     shown = findings(items[0]) if items else []
     return review_command([str(i["id"]) for i in items], shown[0] if shown else "")
 
@@ -48,7 +49,7 @@ def md_cmd(command: str) -> str:
     return md_code(command).replace("|", "\\|")
 
 
-def md_verdict(item: Mapping[str, Any]) -> str:
+def md_verdict(item: ClaimRecord) -> str:
     """The latest ``scrapy verify`` verdict, for beside the claim's flag ("" when none)."""
     v = item.get("verdict")
     if not v:
@@ -60,12 +61,12 @@ def md_verdict(item: Mapping[str, Any]) -> str:
             + (f" “{md_inline(quote)}”" if quote else "") + stale)
 
 
-def md_expired(item: Mapping[str, Any]) -> str:
+def md_expired(item: ClaimRecord) -> str:
     r = item.get("review") or {}
     return md_inline(f"reviewed {r.get('date')} as {r.get('decision')} — {r.get('why_expired')}") if r else ""
 
 
-def md_expired_section(items: Sequence[Mapping[str, Any]], where: Any) -> Section:
+def md_expired_section(items: Sequence[ClaimRecord], where: Any) -> Section:
     """News: reviews that expired on this audit, the finding back."""
     rows = [f"| {where(i)} | {md_code(', '.join(findings(i)))} | {md_expired(i)} | {md_cmd(item_command(i))} |"
             for i in items]
@@ -108,7 +109,7 @@ def html_cmd(command: str) -> str:
     return f"<code>{h(command)}</code>"
 
 
-def html_verdict(item: Mapping[str, Any]) -> str:
+def html_verdict(item: ClaimRecord) -> str:
     v = item.get("verdict")
     if not v:
         return ""
@@ -118,7 +119,7 @@ def html_verdict(item: Mapping[str, Any]) -> str:
             + (f" “{h(quote, 160)}”" if quote else "") + f"{stale}</small>")
 
 
-def html_expired_section(items: Sequence[Mapping[str, Any]], where: Any, table: Any) -> list[str]:
+def html_expired_section(items: Sequence[ClaimRecord], where: Any, table: Any) -> list[str]:
     if not items:
         return []
     return [f"<h3>Review expired — the finding is back ({len(items)})</h3>",
@@ -126,7 +127,7 @@ def html_expired_section(items: Sequence[Mapping[str, Any]], where: Any, table: 
                     html_cmd(item_command(i))] for i in items], ["where", "finding", "review", "review again"])]
 
 
-def md_expired_plain(item: Mapping[str, Any]) -> str:
+def md_expired_plain(item: ClaimRecord) -> str:
     r = item.get("review") or {}
     return f"reviewed {r.get('date')} as {r.get('decision')} — {r.get('why_expired')}"
 

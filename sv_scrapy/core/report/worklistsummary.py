@@ -6,10 +6,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT
 
 
-def worklist_stats(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def worklist_stats(items: Sequence[ClaimRecord]) -> dict[str, Any]:
     absent = [i for i in items if i["prior"] == TOKENS_ABSENT]
     return {
         "total": len(items),

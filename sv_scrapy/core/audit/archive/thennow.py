@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.fetchstatus import DEAD, UNAVAILABLE
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, TOKENS_PRESENT, WEAK_MATCH
 
@@ -46,7 +47,7 @@ class ArchiveSettings:
     max_lookups: int = DEFAULT_MAX_LOOKUPS
 
 
-def is_flagged(record: Mapping[str, Any]) -> bool:
+def is_flagged(record: ClaimRecord) -> bool:
     """Today's audit flags the claim (see the module docstring).
 
     >>> is_flagged({"prior": "TOKENS_ABSENT", "fetch_status": "OK"})
@@ -60,7 +61,7 @@ def is_flagged(record: Mapping[str, Any]) -> bool:
     return status == "OK" and (record.get("prior") in _ABSENT or bool(record.get("stale_changed")))
 
 
-def stamp_date(record: Mapping[str, Any], file_dates: Mapping[str, str]) -> tuple[str, str]:
+def stamp_date(record: ClaimRecord, file_dates: Mapping[str, str]) -> tuple[str, str]:
     """(``YYYY-MM-DD`` to compare with, where it came from: ``stamp`` | ``file`` | "")."""
     stamp = record.get("inline_stamp") or {}
     if stamp.get("date"):
@@ -69,7 +70,7 @@ def stamp_date(record: Mapping[str, Any], file_dates: Mapping[str, str]) -> tupl
     return (file_date, "file") if file_date else ("", "")
 
 
-def select(records: Sequence[Mapping[str, Any]], max_lookups: int) -> list[Mapping[str, Any]]:
+def select(records: Sequence[ClaimRecord], max_lookups: int) -> list[ClaimRecord]:
     """The flagged claims to look up, most urgent first (``priority``, then id), at most ``max_lookups``."""
     flagged = sorted((r for r in records if is_flagged(r)), key=lambda r: (-float(r.get("priority") or 0), str(r["id"])))
     return flagged[: max(0, max_lookups)]
@@ -94,7 +95,7 @@ def _figure(then: Mapping[str, Any]) -> str:
     return ", ".join(shown[:3]) or "the figure"
 
 
-def verdict(item: Mapping[str, Any], then: Mapping[str, Any] | None) -> dict[str, str] | None:
+def verdict(item: ClaimRecord, then: Mapping[str, Any] | None) -> dict[str, str] | None:
     """``then_now`` of one claim record (None when the archive was not asked about it)."""
     if then is None:
         return None
@@ -126,7 +127,7 @@ def problem(kind: str, line: str) -> dict[str, str]:
     return {"problem": kind, "line": line}
 
 
-def by_verdict(items: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+def by_verdict(items: Sequence[ClaimRecord]) -> dict[str, int]:
     """How many claims got each then-and-now verdict."""
     counts: dict[str, int] = {}
     for item in items:
@@ -136,7 +137,7 @@ def by_verdict(items: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def apply(items: Sequence[dict[str, Any]], thens: Mapping[str, Mapping[str, Any]], enabled: bool = True) -> None:
+def apply(items: Sequence[ClaimRecord], thens: Mapping[str, Mapping[str, Any]], enabled: bool = True) -> None:
     """Set ``then`` and ``then_now`` on every claim record (null where no lookup was made)."""
     for item in items:
         then = thens.get(str(item["id"])) if enabled else None
