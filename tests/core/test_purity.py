@@ -68,3 +68,32 @@ def test_the_layering_check_sees_an_upward_arrow() -> None:
     assert layer_of("sv_scrapy.core.page.pagerecord") == "page" and layer_of("sv_scrapy.core.hosts") == "hosts"
     assert layer_of("sv_scrapy.core.errors") == "plumbing" and layer_of("sv_scrapy.core.figures.cldr") == "figures"
     assert LAYERS.index(layer_of("sv_scrapy.core.audit.store")) > LAYERS.index(layer_of("sv_scrapy.core.page.text"))
+
+
+def import_cycles() -> list[list[str]]:
+    """Cycles in the import graph of the core's modules (a module importing itself through others)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted(CORE.rglob("*.py")):
+        module = ".".join(("sv_scrapy", "core", *path.relative_to(CORE).with_suffix("").parts)).removesuffix(".__init__")
+        graph[module] = {m for m in imports_of(path) if m.startswith("sv_scrapy.core.")}
+    cycles, done, stack = [], set(), []
+
+    def visit(node: str) -> None:
+        if node in stack:
+            cycles.append(stack[stack.index(node):] + [node])
+            return
+        if node in done:
+            return
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            visit(nxt)
+        stack.pop()
+        done.add(node)
+
+    for module in sorted(graph):
+        visit(module)
+    return cycles
+
+
+def test_the_core_has_no_import_cycle() -> None:
+    assert import_cycles() == []
