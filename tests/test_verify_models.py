@@ -137,7 +137,9 @@ def test_529s_at_a_rate_are_retried_and_every_claim_judged(tmp_path: Path) -> No
         overloads = stub.message_posts - stub.answered
     assert result.returncode == 0, result.stderr[-3000:]
     doc, _ = report(out)
-    assert overloads >= len(MANY) // 4, (overloads, doc["incomplete"])
+    # every 4th request is refused, a retry of a refused one never is: of the first len(MANY) requests'
+    # len(MANY) // 4 refusals at most half can be let-through retries, so at least len(MANY) // 8 happen
+    assert overloads >= len(MANY) // 8, (overloads, doc["incomplete"])
     assert doc["complete"] is True, doc["incomplete"]
     assert all(v["verdict"] == "MATCH" for v in doc["verdicts"])
 

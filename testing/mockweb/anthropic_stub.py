@@ -232,6 +232,7 @@ class AnthropicStub:
         self.spend_limit_after = spend_limit_after
         self.tier_cap_after = tier_cap_after
         self.overload_every = overload_every
+        self.overloaded: set[str] = set()  # the requests a 529 answered (a retry of one is let through)
         self.log: list[tuple[str, str]] = []  # (method, path) of every request received
         self.message_posts = 0  # POST /v1/messages received, answered or not
         self.answered = 0  # messages answered 200
@@ -393,8 +394,10 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         return True
 
-    def _account_stop(self) -> bool:
-        """The account's limits, before the request is read: True when answered with one."""
+    def _account_stop(self, params: dict[str, Any]) -> bool:
+        """The account's limits and the service's load: True when answered with one. A 529 is the
+        service's load, not the request's fault: the same request is not refused twice (its
+        retry goes through), so "every k-th request" stays a rate, never a claim singled out."""
         stub = self.stub
         with stub._lock:
             stub.message_posts += 1
@@ -414,8 +417,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(429, body)
             return True
         if stub.overload_every and n % stub.overload_every == 0:
-            self._json(529, _error("overloaded_error", "Overloaded"), {"retry-after-ms": "20"})
-            return True
+            key = hashlib.sha256(json.dumps(params.get("messages"), sort_keys=True).encode()).hexdigest()
+            with stub._lock:
+                first = key not in stub.overloaded
+                stub.overloaded.add(key)
+            if first:
+                self._json(529, _error("overloaded_error", "Overloaded"), {"retry-after-ms": "20"})
+                return True
         return False
 
     def do_POST(self) -> None:  # noqa: N802
@@ -449,7 +457,7 @@ class _Handler(BaseHTTPRequestHandler):
                     self.stub.count_calls += 1
                 self._json(200, {"input_tokens": count_input_tokens(params)})
             elif path.endswith("/v1/messages"):
-                if self._account_stop():
+                if self._account_stop(params):
                     return
                 check_params(params, models=self.stub.models)
                 cid, script, attempt = self.stub.script_for(params)
