@@ -10,7 +10,7 @@ Pipelines read it through itemadapter.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.claims.record import ClaimRecord
@@ -42,6 +42,9 @@ class PageItem:
     restored: bool | None = None  # a 304: whether the store had its text
     outcome: PageOutcome | None = None  # set once, by RecordsPipeline (or from the journal)
     from_journal: bool = False  # done earlier in this (resumed) run: its outcome is final
+    # an archived capture of the page (pipelines.archive.CaptureItem): read like a page, but it has
+    # no past, is no page of this audit and never fetches today's frames or links
+    is_capture: ClassVar[bool] = False
 
     @property
     def not_modified(self) -> bool:

@@ -63,7 +63,7 @@ _RESULTS: WeakKeyDictionary[Crawler, dict[str, dict[str, Any]]] = WeakKeyDiction
 class CaptureItem(PageItem):
     """An archived capture of a cited page, read like the page itself (``url`` is the cited URL)."""
 
-    is_capture: ClassVar[bool] = True  # RecordsPipeline: no store memory; the store's journal: skipped
+    is_capture: ClassVar[bool] = True  # no past, no page count, no frames or links; dropped here, before the journal
     lookup: tuple[str, str] = ("", "")  # (cited URL, stamp date)
 
 
@@ -121,7 +121,7 @@ class ArchivePipeline(JobPipeline):
 
     # -- items ---------------------------------------------------------------------------
     def process_item(self, item: Any) -> Any:
-        if getattr(item, "is_capture", False):
+        if item.is_capture:
             self._capture_read(item)
             raise DropItem("an archived capture: read for then-and-now, not a page of this audit", log_level="DEBUG")
         if self.settings.enabled and not self.started:

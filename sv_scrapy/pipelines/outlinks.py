@@ -94,8 +94,7 @@ class _Outlinks:
         """A page of today's web read as HTML: an archived capture (``pipelines.archive``) is the
         page as it was, and today's frames or links would mix the present into it."""
         fetched = page["fetched"]
-        capture = getattr(page.item, "is_capture", False)
-        return bool(page["kind"] == "html" and fetched.http_status == 200 and not capture)
+        return bool(page["kind"] == "html" and fetched.http_status == 200 and not page.item.is_capture)
 
 
 class FramesPipeline(_Outlinks):

@@ -36,7 +36,7 @@ class RecordsPipeline:
         if page["from_journal"]:
             return item
         run, previous = run_of(self.crawler), None
-        capture = getattr(item, "is_capture", False)  # an archived capture (pipelines.archive): no past, no page count
+        capture = item.is_capture  # an archived capture (pipelines.archive): no past, no page count
         if self.remembers and not capture:  # the past the request carried (a URL never seen: an empty one)
             previous = (page["past"] or PagePast(page["url"])).previous()
         outcome = page_records(page["fetched"], item.reading(), page["claims"], self.rules, previous)

@@ -4,6 +4,7 @@ become links (Markdown autolinks, HTML anchors) — never backslash-escaped pros
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from sv_scrapy.core.escape import h, md_code, md_inline, safe_href
 
@@ -16,14 +17,7 @@ def md_note(text: str) -> str:
     >>> md_note("set aside: https://www.estadistica.ad/, and *x*")
     'set aside: <https://www.estadistica.ad/>, and \\\\*x\\\\*'
     """
-    out, pos = [], 0
-    for m in _URL.finditer(text):
-        out.append(md_inline(text[pos:m.start()]))
-        url = m.group(0)
-        out.append(f"<{url}>" if safe_href(url) else md_code(url))
-        pos = m.end()
-    out.append(md_inline(text[pos:]))
-    return "".join(out)
+    return _linked(text, md_inline, lambda url: f"<{url}>" if safe_href(url) else md_code(url))
 
 
 def html_note(text: str) -> str:
@@ -32,11 +26,15 @@ def html_note(text: str) -> str:
     >>> html_note("see https://a.gov/x?a=1&b=2.")
     'see <a href="https://a.gov/x?a=1&amp;b=2" rel="noopener noreferrer nofollow">https://a.gov/x?a=1&amp;b=2</a>.'
     """
+    return _linked(text, h, lambda url: f'<a href="{href}" rel="noopener noreferrer nofollow">{h(url)}</a>'
+                   if (href := safe_href(url)) else h(url))
+
+
+def _linked(text: str, prose: Callable[[str], str], link: Callable[[str], str]) -> str:
+    """``text`` with its URLs through ``link`` and the prose between them through ``prose``."""
     out, pos = [], 0
     for m in _URL.finditer(text):
-        out.append(h(text[pos:m.start()]))
-        href = safe_href(m.group(0))
-        out.append(f'<a href="{href}" rel="noopener noreferrer nofollow">{h(m.group(0))}</a>' if href else h(m.group(0)))
+        out += [prose(text[pos:m.start()]), link(m.group(0))]
         pos = m.end()
-    out.append(h(text[pos:]))
+    out.append(prose(text[pos:]))
     return "".join(out)

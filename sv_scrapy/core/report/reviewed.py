@@ -62,8 +62,7 @@ def md_verdict(item: ClaimRecord) -> str:
 
 
 def md_expired(item: ClaimRecord) -> str:
-    r = item.get("review") or {}
-    return md_inline(f"reviewed {r.get('date')} as {r.get('decision')} — {r.get('why_expired')}") if r else ""
+    return md_inline(md_expired_plain(item)) if item.get("review") else ""
 
 
 def md_expired_section(items: Sequence[ClaimRecord], where: Any) -> Section:
@@ -74,18 +73,25 @@ def md_expired_section(items: Sequence[ClaimRecord], where: Any) -> Section:
                     "| where | finding | review | review again |", "|---|---|---|---|"], rows, [""])
 
 
+def reviewed(doc: Mapping[str, Any]) -> tuple[list[tuple[ClaimRecord, dict[str, Any]]], list[Any], list[Any]]:
+    """What the "Reviewed (N)" section lists, in either report: each quiet claim with its review,
+    the reviewed linter rows and the orphaned reviews."""
+    info = doc.get("reviews") or {}
+    items: list[ClaimRecord] = doc["items"]
+    return ([(i, i.get("review") or {}) for i in items if quiet(i)], info.get("root_citations_reviewed") or [],
+            info.get("orphaned") or [])
+
+
 def md_reviewed_section(doc: Mapping[str, Any], where: Any) -> list[Section]:
     """The collapsed "Reviewed (N)" section: decision, reason and date of each live review, and
     the orphaned reviews (their claim is no longer in the corpus)."""
-    items = [i for i in doc["items"] if quiet(i)]
-    info = doc.get("reviews") or {}
-    roots, orphans = info.get("root_citations_reviewed") or [], info.get("orphaned") or []
+    items, roots, orphans = reviewed(doc)
     total = len(items) + len(roots)
     if not total and not orphans:
         return []
-    rows = [f"| {where(i)} | {md_code(', '.join(findings(i)))} | {md_code(i['review']['decision'])} | "
-            f"{md_text(i['review']['reason'], 200)} | {md_text(i['review']['date'])}"
-            + (f" (until {md_text(i['review']['until'])})" if i["review"].get("until") else "") + " |" for i in items]
+    rows = [f"| {where(i)} | {md_code(', '.join(findings(i)))} | {md_code(r['decision'])} | "
+            f"{md_text(r['reason'], 200)} | {md_text(r['date'])}"
+            + (f" (until {md_text(r['until'])})" if r.get("until") else "") + " |" for i, r in items]
     rows += [f"| {md_code(str(r['scope']) + ':' + str(r['line_no']))} | `root_citation` | "
              f"{md_code(r['review']['decision'])} | {md_text(r['review']['reason'], 200)} | "
              f"{md_text(r['review']['date'])} |" for r in roots]
@@ -133,15 +139,13 @@ def md_expired_plain(item: ClaimRecord) -> str:
 
 
 def html_reviewed_section(doc: Mapping[str, Any], where: Any, table: Any) -> list[str]:
-    items = [i for i in doc["items"] if quiet(i)]
-    info = doc.get("reviews") or {}
-    roots, orphans = info.get("root_citations_reviewed") or [], info.get("orphaned") or []
+    items, roots, orphans = reviewed(doc)
     total = len(items) + len(roots)
     if not total and not orphans:
         return []
-    rows = [[where(i), f"<code>{h(', '.join(findings(i)))}</code>", f"<code>{h(i['review']['decision'])}</code>",
-             h(i["review"]["reason"]), h(i["review"]["date"]) + (f"<br><small>until {h(i['review']['until'])}</small>"
-                                                                 if i["review"].get("until") else "")] for i in items]
+    rows = [[where(i), f"<code>{h(', '.join(findings(i)))}</code>", f"<code>{h(r['decision'])}</code>",
+             h(r["reason"]), h(r["date"]) + (f"<br><small>until {h(r['until'])}</small>" if r.get("until") else "")]
+            for i, r in items]
     rows += [[f"<code>{h(r['scope'])}:{int(r['line_no'])}</code>", "<code>root_citation</code>",
               f"<code>{h(r['review']['decision'])}</code>", h(r["review"]["reason"]), h(r["review"]["date"])]
              for r in roots]
