@@ -41,3 +41,26 @@ def test_a_warm_audit_reads_each_page_past_once(tmp_path: Path) -> None:
     urls = [*PAGES, PDF_URL]
     assert {url: reads["entry"].get(url, 0) for url in urls} == dict.fromkeys(urls, 1)
     assert {url: reads["text"].get(url, 0) for url in urls} == dict.fromkeys(urls, 1)
+
+
+def test_an_absent_claim_gets_the_pages_words_without_a_second_read(tmp_path: Path) -> None:
+    # the report's "page now says" comes with the page's records, while its text is in hand:
+    # the audit's finish reads no stored text again (it did, once per flagged URL)
+    url = "https://words.past.gouv.fr/duty"
+    page = ("<html><body><h1>Transfer duty</h1><p>The transfer duty on resales is 6,45 % since March.</p>"
+            f"<p>{'How the duty is assessed and paid. ' * 8}</p></body></html>")
+    line = f"- transfer duty on resales 5.81 % ([d]({url}))"
+    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": f"# P\n{line}\n"})
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    counts = tmp_path / "reads.json"
+    with MockWeb() as web:
+        web.route(url, body=page)
+        cold = crawl("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env())
+        warm = crawl("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env(),
+                     launcher=[sys.executable, "-m", "testing.storereads"], extra_env={"SV_STORE_READS": str(counts)})
+    assert cold.returncode == warm.returncode == 0, warm.stderr[-2000:]
+    item = json.loads((tmp_path / "out" / "audit" / "audit.json").read_text(encoding="utf-8"))["items"][0]
+    assert item["prior"] == "TOKENS_ABSENT" and item["not_modified"] is True
+    assert "6,45 %" in item["page_excerpt"] and item["page_hint"] == "6,45 %"
+    reads = json.loads(counts.read_text(encoding="utf-8"))
+    assert (reads["entry"].get(url, 0), reads["text"].get(url, 0)) == (1, 1)

@@ -62,7 +62,7 @@ class AuditExportPipeline(ExportPipeline):
         archive_results, archive_enabled, archive_counts = archive_inputs(self.crawler)
         done = finish_audit(AuditInputs(
             claims=run.claims, records=self.records, urls=self.urls, params=run.params, run_id=run.run_id,
-            resumed=run.resumed, generated_at=run.runtime.clock.iso(), page_text=store.text,
+            resumed=run.resumed, generated_at=run.runtime.clock.iso(),
             links=resolve_links(os.environ, config.report.source_url_template, run.runtime.corpus_root),
             weights=config.sampling.weights, backlog_top_n=config.report.backlog_top_n, out_dir=run.out_dir,
             failure=run_failure(self.crawler), journal=store.run_info(), previous=previous, scopes=scopes,

@@ -34,6 +34,7 @@ from sv_scrapy.core.page.prefilter import (
 )
 from sv_scrapy.core.page.soft404 import NOTE as SOFT_404_NOTE
 from sv_scrapy.core.page.soft404 import soft_404
+from sv_scrapy.core.page.subject import needs_words, page_words
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS
 
 # the claim record: the seed's fields first (copied from the claim), then what a reviewer also wants
@@ -308,6 +309,9 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[ClaimRecor
                            "in_flux": in_flux,
                            "previous_excerpts": excerpts_before.get(record["id"], []) if changed else [],
                            "change_diff": diff, "not_modified": fetched.http_status == 304, "fail_streak": streak})
+            if text and needs_words(record):  # the page's own words, while its text is in hand (the report's)
+                words = page_words(record, text)
+                record.update({"page_excerpt": words.excerpt, "page_hint": words.hint})
         records.append(record)
     return PageOutcome(status, note, records, raw_status, tuple(priors), state, changed, streak)
 

@@ -19,6 +19,7 @@ from typing import Any
 from sv_scrapy.core.claims.markdown import plain
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.figures.values import extract_values
+from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, WEAK_MATCH
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _STAMP = re.compile(r"\((?:[^()]*\b(?:verified|stale|as of|as researched)\b[^()]*)\)", re.IGNORECASE)
@@ -116,6 +117,11 @@ def figure_hint(excerpt: str, values: Sequence[Mapping[str, Any]], centre: int |
         return ""
     mid = len(excerpt) // 2 if centre is None else centre
     return min(found, key=lambda v: abs((v.pos + v.end) // 2 - mid)).raw
+
+
+def needs_words(item: ClaimRecord) -> bool:
+    """Absent or changed: the report shows where the page now speaks of the claim's subject."""
+    return item.get("prior") in (TOKENS_ABSENT, WEAK_MATCH) or bool(item.get("content_changed"))
 
 
 def page_words(item: ClaimRecord, text: str, window: int = 240) -> PageWords:

@@ -4,7 +4,7 @@ link to the playbook line, the reading method, and a triage priority."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -12,8 +12,6 @@ from sv_scrapy.core.audit.news import apply_transitions
 from sv_scrapy.core.claims.claims import Claim
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.claims.sampling import score
-from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, WEAK_MATCH
-from sv_scrapy.core.page.subject import page_words
 from sv_scrapy.core.report.sourcelinks import SourceLinks
 
 TEXT_METHODS = ("html", "pdf", "ocr", "rendered")
@@ -41,11 +39,6 @@ def text_method(detail: str, kind: str = "", rendered: bool = False) -> str | No
     return None
 
 
-def needs_words(item: ClaimRecord) -> bool:
-    """Absent or changed: the report shows where the page now speaks of the claim's subject."""
-    return item.get("prior") in (TOKENS_ABSENT, WEAK_MATCH) or bool(item.get("content_changed"))
-
-
 def priority(item: ClaimRecord, weights: Mapping[str, float], as_of: date) -> float:
     """The sampling score (stale marker, never verified, stamp age, statute/money): one rule
     for what a reviewer looks at first, in the worklist and in the report's backlog."""
@@ -58,26 +51,20 @@ def priority(item: ClaimRecord, weights: Mapping[str, float], as_of: date) -> fl
 
 
 def enrich(items: Sequence[ClaimRecord], *, previous: Mapping[str, Mapping[str, Any]],
-           audited_scopes: Iterable[str], page_text: Callable[[str], str | None], links: SourceLinks,
-           kinds: Mapping[str, str], weights: Mapping[str, float], as_of: date) -> dict[str, dict[str, Any]]:
-    """Add ``previous_prior``, ``transition``, ``transition_pending``, ``page_excerpt``,
-    ``page_hint``, ``source_line_url``, ``text_method`` (+ ``text_method_detail``) and
-    ``priority`` to every item; return the per-claim outcomes to keep for the next audit."""
+           audited_scopes: Iterable[str], links: SourceLinks, kinds: Mapping[str, str],
+           weights: Mapping[str, float], as_of: date) -> dict[str, dict[str, Any]]:
+    """Add ``previous_prior``, ``transition``, ``transition_pending``, ``source_line_url``,
+    ``text_method`` (+ ``text_method_detail``) and ``priority`` to every item, and place the page's
+    words (``page_excerpt``, ``page_hint``: made with the page's records, where its text was in
+    hand, ``core.page.pagerecord``; "" where none); return the per-claim outcomes to keep for the
+    next audit."""
     kept = apply_transitions(items, previous, audited_scopes)
-    texts: dict[str, str | None] = {}
     for item in items:
         detail = str(item.get("text_method") or "")
         item["text_method_detail"] = detail
         item["text_method"] = text_method(detail, kinds.get(item["source_url"], ""), bool(item.get("rendered")))
         item["source_line_url"] = links.url(str(item.get("file") or ""), int(item["line_no"]))
         item["priority"] = priority(item, weights, as_of)
-        item["page_excerpt"], item["page_hint"] = "", ""
-        if needs_words(item):
-            url = item["source_url"]
-            if url not in texts:
-                texts[url] = page_text(url)
-            text = texts[url]
-            if text:
-                words = page_words(item, text)
-                item["page_excerpt"], item["page_hint"] = words.excerpt, words.hint
+        # after priority, where the document has always had them
+        item["page_excerpt"], item["page_hint"] = item.pop("page_excerpt", ""), item.pop("page_hint", "")
     return kept

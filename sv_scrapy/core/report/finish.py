@@ -7,7 +7,7 @@ outcome, the history) and the console summary. ``pipelines/audit.py`` reads the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -48,7 +48,6 @@ class AuditInputs:
     weights: Mapping[str, float]
     backlog_top_n: int
     out_dir: Path
-    page_text: Callable[[str], str | None] = lambda url: None  # a page's stored text (the page's own words)
     failure: str = ""  # the run's one failure line, if any
     journal: Mapping[str, Any] = field(default_factory=dict)  # the store's run.json
     previous: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # each claim's last outcome
@@ -85,9 +84,8 @@ def root_rows(linter_rows: Sequence[Mapping[str, object]]) -> list[dict[str, Any
 def finish_audit(given: AuditInputs) -> AuditFinish:
     items = [given.records.get(c["id"]) or unfetched_record(c, "not fetched") for c in given.claims]
     today = datetime.fromisoformat(given.generated_at).date()
-    kept = enrich(items, previous=given.previous, audited_scopes=given.scopes, page_text=given.page_text,
-                  links=given.links, kinds={u: str(v.get("kind") or "") for u, v in given.urls.items()},
-                  weights=given.weights, as_of=today)
+    kept = enrich(items, previous=given.previous, audited_scopes=given.scopes, links=given.links,
+                  kinds={u: str(v.get("kind") or "") for u, v in given.urls.items()}, weights=given.weights, as_of=today)
     stats = audit_stats(items, given.urls)
     apply_then_now(items, given.archive_results, given.archive_enabled)  # then and now (core.audit.archive)
     stats["archive"] = {**given.archive_counts, "by_verdict": by_verdict(items)}
