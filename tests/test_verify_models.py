@@ -14,7 +14,8 @@ import pytest
 
 from sv_scrapy.config import load_config
 from sv_scrapy.llm.cost import Usage, billed, call_cost
-from testing.mockweb.anthropic_stub import MODELS, AnthropicStub
+from testing.mockweb.anthropic_rules import MODELS
+from testing.mockweb.anthropic_stub import AnthropicStub
 
 from .test_extract_command import one_line_error
 from .test_verify import CASES, HONEST, make_workspace, report, verify
