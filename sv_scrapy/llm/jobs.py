@@ -24,7 +24,8 @@ from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.page.pdf import pdf_to_text
-from sv_scrapy.llm.prompts import Shape, build_params, widen
+from sv_scrapy.llm.evidence import evidence
+from sv_scrapy.llm.prompts import Shape, build_params
 
 PDF_PRIORS = ("PDF_NO_TEXT", "SOURCE_BINARY")
 API_PDF_MAX_PAGES = 100  # the Messages API reads at most 100 PDF pages a request
@@ -130,7 +131,7 @@ def plan_jobs(items: Sequence[ClaimRecord], store: ContentStore, shape: Shape, e
                 plan.methods[key] = "pdf-scan"
                 continue
         plan.texts[key] = text if text is not None else "\n".join(item.get("excerpts") or []) or None
-        plan.jobs[key] = build_params(item, shape, widen(item, text, evidence_chars), ocr=ocr)
+        plan.jobs[key] = build_params(item, shape, evidence(item, text, evidence_chars), ocr=ocr)
         plan.methods[key] = "ocr" if ocr else "text"
     return plan
 

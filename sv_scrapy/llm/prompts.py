@@ -1,8 +1,8 @@
 """Requests to the Messages API: fixed instructions (cached), then one claim and its page
 evidence, passed as clearly delimited untrusted data.
 
-The evidence is the crawl's excerpts, widened from the stored page text when there is
-room (for a scan, the crawl's OCR text). A PDF we hold only as bytes goes as a ``document``
+The evidence is the page's words where they speak of the claim (``sv_scrapy.llm.evidence``;
+for a scan, from the crawl's OCR text). A PDF we hold only as bytes goes as a ``document``
 block: with citations when it has a text layer (a quote then comes back as ``cited_text``
 the API guarantees is from that document), without them when it is a scan (the API cannot
 cite into page images; the verdict is then capped, see ``guardrails``).
@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sv_scrapy.core.claims.markdown import plain
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.llm.cost import PDF_PAGE_TOKENS, tokens_of
 from sv_scrapy.llm.schema import TOOL_NAME, VERDICT_TOOL
@@ -51,32 +52,21 @@ def fence(text: str) -> str:
     return text.replace(EVIDENCE_CLOSE, "</ untrusted_page_evidence>").replace(EVIDENCE_OPEN, "< untrusted_page_evidence>")
 
 
-def widen(item: ClaimRecord, page_text: str | None, budget_chars: int) -> list[str]:
-    """The excerpts, or — when the crawl found none — the start of the stored page."""
-    excerpts = [str(e) for e in item.get("excerpts") or []]
-    if excerpts or not page_text:
-        out, used = [], 0
-        for excerpt in excerpts:
-            if used + len(excerpt) > budget_chars:
-                break
-            out.append(excerpt)
-            used += len(excerpt)
-        return out
-    return [page_text[:budget_chars] + ("…" if len(page_text) > budget_chars else "")]
-
-
 def claim_block(item: ClaimRecord) -> str:
+    """The claim's facts as one compact JSON line: its words as text (``plain``: a link keeps its label,
+    its target is ``source_url``), each salient figure once, no empty field."""
     stamp = item.get("inline_stamp") or {}
     facts = {
         "claim_id": item["id"],
-        "claim": item["claim_text"],
-        "figures": [v.get("raw") for v in item.get("values", []) if v.get("salient")],
+        "claim": plain(item["claim_text"]),
+        "figures": list(dict.fromkeys(str(v.get("raw")) for v in item.get("values", []) if v.get("salient"))),
         "source_url": item["source_url"],
         "source_tier": item.get("source_tier"),
         "last_verified": stamp.get("date"),
         "prefilter": item.get("prior"),
     }
-    return json.dumps(facts, ensure_ascii=False, indent=1)
+    return json.dumps({k: v for k, v in facts.items() if v not in (None, "", [])}, ensure_ascii=False,
+                      separators=(",", ":"))
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ LLM_DEFAULTS: dict[str, Any] = {
     "concurrency": 8,
     "max_retries": 4,
     "timeout_seconds": 120.0,
-    "evidence_chars": 4000,
+    "evidence_chars": 1200,
     "poll_seconds": 30.0,
     "batch_max_requests": 100_000,
     "batch_max_bytes": 256_000_000,

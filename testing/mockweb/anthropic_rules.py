@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-_CLAIM_ID = re.compile(r'"claim_id": "([^"]+)"')
+_CLAIM_ID = re.compile(r'"claim_id":\s*"([^"]+)"')
 CUSTOM_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
 PAGE_TOKENS = 1500

@@ -23,7 +23,7 @@ each model's capabilities and a 404 ``not_found_error`` for an unknown id (a mes
 one is a 404 too); a Sonnet-5.5-like model that answers 400 to ``thinking: disabled`` and to
 a forced tool; each model's caching minimum (Haiku 5.5: 512). Account rules, settable: a
 spend limit the owner set (400 ``invalid_request_error``, "You have reached your specified API
-usage limits…") after N answered messages; the tier's spend cap (429 ``rate_limit_error`` with
+usage limits…") after N messages let through; the tier's spend cap (429 ``rate_limit_error`` with
 ``error.details.error_code: enforced_spend_limit_reached`` and no ``retry-after``) after N; a
 529 ``overloaded_error`` on every k-th message request; a scripted claim that hangs (``hang``:
 seconds) past the client's timeout. ``log`` holds every request as (method, path). The rules
@@ -88,6 +88,7 @@ class AnthropicStub:
         self.log: list[tuple[str, str]] = []  # (method, path) of every request received
         self.message_posts = 0  # POST /v1/messages received, answered or not
         self.answered = 0  # messages answered 200
+        self.admitted = 0  # messages let through the account's limits (a spend limit counts these)
         self.after_stop: list[str] = []  # requests received after the first spend-limit answer
         self.body_bytes: dict[str, int] = {}  # path -> request body bytes received (what a client sent)
         self.files: list[str] = []  # file ids uploaded to this stub
@@ -254,10 +255,14 @@ class _Handler(BaseHTTPRequestHandler):
         with stub._lock:
             stub.message_posts += 1
             n = stub.message_posts
-            spent_out = stub.spend_limit_after is not None and stub.answered >= stub.spend_limit_after
-            capped = stub.tier_cap_after is not None and stub.answered >= stub.tier_cap_after
+            # counted when let through, not when answered: two requests arriving together cannot both
+            # pass a limit that one of them reaches
+            spent_out = stub.spend_limit_after is not None and stub.admitted >= stub.spend_limit_after
+            capped = stub.tier_cap_after is not None and stub.admitted >= stub.tier_cap_after
             if spent_out or capped:
                 stub.after_stop.append(self.path)
+            else:
+                stub.admitted += 1
         if spent_out:
             self._refuse(Refused(400, "invalid_request_error", SPEND_LIMIT_MESSAGE))
             return True

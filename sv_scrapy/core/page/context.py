@@ -28,7 +28,8 @@ REACH = 160  # a sentence is looked at this far either side of the figure, at mo
 _SENTENCE_END = re.compile(r"[.!?;](?=\s)|\n")
 
 
-def _sentence(text: str, hit: Hit) -> tuple[int, int]:
+def sentence_span(text: str, hit: Hit) -> tuple[int, int]:
+    """The sentence of ``text`` that holds ``hit`` (at most ``REACH`` characters either side of it)."""
     lo = max(0, hit.start - REACH)
     ends = [m.end() for m in _SENTENCE_END.finditer(text, lo, hit.start)]
     start = ends[-1] if ends else lo
@@ -37,7 +38,7 @@ def _sentence(text: str, hit: Hit) -> tuple[int, int]:
 
 
 def _score(hit: Hit, text: str, positions: Sequence[tuple[int, int]]) -> int:
-    lo, hi = _sentence(text, hit)
+    lo, hi = sentence_span(text, hit)
     return len({n for p, n in positions if lo <= p < hi})
 
 
