@@ -24,8 +24,13 @@ lint: install
 	$(BIN)/ruff check sv_scrapy testing tests bench tools
 	$(BIN)/mypy
 
+# two passes, both always run: the suite on 2 workers (pytest-xdist, a file's tests on one worker so that a
+# module's fixtures run once), then the tests that judge timing (marker `pacing`) alone on the machine
 test: install lint
-	$(BIN)/python -m pytest -W error -q
+	status=0; \
+	$(BIN)/python -m pytest -W error -q -n 2 --dist loadfile -m "not pacing" || status=$$?; \
+	$(BIN)/python -m pytest -W error -q -m pacing || status=$$?; \
+	exit $$status
 
 demo: install
 	@echo "== scrapy extract: claims of the bundled sample corpus (examples/corpus), no network"

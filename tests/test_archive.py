@@ -4,6 +4,7 @@ served by the same loopback proxy, judged from ``audit.json`` and the mock's req
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -93,30 +94,56 @@ def audit(tmp: Path, web: MockWeb, config: Path, out: str, now: str = NOW) -> tu
     return json.loads((tmp / out / "audit" / "audit.json").read_text(encoding="utf-8")), result.stdout
 
 
+# One mock web (and Wayback) for the module's four audits, run in this order: cold, warm (the same output),
+# archive off, max_lookups 2. A fixture each, each after the one before, so that a test reading only the cold
+# audit (the timing tests, run in make test's `pacing` pass) costs one audit.
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def archive_web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, MockWeb]]:
     tmp = tmp_path_factory.mktemp("archive")
     write_corpus(tmp / "corpus", CORPUS)
-    config = make_config(tmp / "config", liveness=LIVENESS, source_verify=ON)
-    off = make_config(tmp / "config-off", liveness=LIVENESS, source_verify={"archive": {"enabled": False}})
     with MockWeb() as web:
         wayback = serve(web)
-        cold_doc, _ = audit(tmp, web, config, "out")
-        cold_metrics = metrics(tmp / "out" / "metrics.prom")
-        cold_log = list(web.log)
-        web.clear_log()
-        warm_doc, _ = audit(tmp, web, config, "out")
-        warm_log = list(web.log)
-        web.clear_log()
-        off_doc, _ = audit(tmp, web, off, "out-off")
-        off_log = list(web.log)
-        web.clear_log()
-        two = make_config(tmp / "config-two", liveness=LIVENESS, source_verify={"archive": {"max_lookups": 2}})
-        two_doc, _ = audit(tmp, web, two, "out-two")
+        yield tmp, web
         del wayback
-    return {"cold": cold_doc, "cold_metrics": cold_metrics, "cold_log": cold_log, "warm": warm_doc,
-            "warm_log": warm_log, "off": off_doc, "two": two_doc,
-            "off_log": off_log, "store": tmp / "out" / "store"}
+
+
+@pytest.fixture(scope="module")
+def cold(archive_web: tuple[Path, MockWeb]) -> dict[str, Any]:
+    tmp, web = archive_web
+    config = make_config(tmp / "config", liveness=LIVENESS, source_verify=ON)
+    cold_doc, _ = audit(tmp, web, config, "out")
+    cold_metrics = metrics(tmp / "out" / "metrics.prom")
+    cold_log = list(web.log)
+    web.clear_log()
+    return {"cold": cold_doc, "cold_metrics": cold_metrics, "cold_log": cold_log, "config": config}
+
+
+@pytest.fixture(scope="module")
+def warm(archive_web: tuple[Path, MockWeb], cold: dict[str, Any]) -> dict[str, Any]:
+    tmp, web = archive_web
+    warm_doc, _ = audit(tmp, web, cold["config"], "out")
+    warm_log = list(web.log)
+    web.clear_log()
+    return {"warm": warm_doc, "warm_log": warm_log}
+
+
+@pytest.fixture(scope="module")
+def off(archive_web: tuple[Path, MockWeb], warm: dict[str, Any]) -> dict[str, Any]:
+    tmp, web = archive_web
+    config_off = make_config(tmp / "config-off", liveness=LIVENESS, source_verify={"archive": {"enabled": False}})
+    off_doc, _ = audit(tmp, web, config_off, "out-off")
+    off_log = list(web.log)
+    web.clear_log()
+    return {"off": off_doc, "off_log": off_log}
+
+
+@pytest.fixture(scope="module")
+def runs(archive_web: tuple[Path, MockWeb], cold: dict[str, Any], warm: dict[str, Any],
+         off: dict[str, Any]) -> dict[str, Any]:
+    tmp, web = archive_web
+    two = make_config(tmp / "config-two", liveness=LIVENESS, source_verify={"archive": {"max_lookups": 2}})
+    two_doc, _ = audit(tmp, web, two, "out-two")
+    return {**cold, **warm, **off, "two": two_doc, "store": tmp / "out" / "store"}
 
 
 def by_path(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -188,17 +215,19 @@ def test_bad_archive_answers_say_archive_unavailable(runs: dict[str, Any], path:
     assert runs["cold"]["complete"] is True
 
 
-def test_a_429_is_waited_for_as_retry_after_asks(runs: dict[str, Any]) -> None:
-    item = by_path(runs["cold"])["throttled"]
+@pytest.mark.pacing
+def test_a_429_is_waited_for_as_retry_after_asks(cold: dict[str, Any]) -> None:
+    item = by_path(cold["cold"])["throttled"]
     assert item["then_now"]["verdict"] == "changed_since_verified"
-    asks = [e for e in archive_entries(runs["cold_log"]) if "/cdx/" in e.url
+    asks = [e for e in archive_entries(cold["cold_log"]) if "/cdx/" in e.url
             and parse_qs(urlsplit(e.url).query).get("url") == [url("throttled")] and "to=" in e.url]
     assert [e.status for e in asks] == [429, 200]
     assert asks[1].began - asks[0].began >= 0.95
 
 
-def test_archive_requests_come_after_robots_and_keep_the_configured_floor(runs: dict[str, Any]) -> None:
-    entries = archive_entries(runs["cold_log"])
+@pytest.mark.pacing
+def test_archive_requests_come_after_robots_and_keep_the_configured_floor(cold: dict[str, Any]) -> None:
+    entries = archive_entries(cold["cold_log"])
     assert entries[0].url == f"{HOST}/robots.txt"
     starts = sorted(e.began for e in entries)
     gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]

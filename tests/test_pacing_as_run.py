@@ -25,6 +25,8 @@ from testing.mockweb.server import LogEntry
 # more, so a removed pacing piece (gaps near 0) still fails by far.
 TOLERANCE = 0.1
 
+pytestmark = pytest.mark.pacing  # run alone: make test's second pass
+
 LIVENESS: dict[str, Any] = {
     "global": {"req_per_sec": 5, "default_per_host_interval_ms": 300, "request_timeout_seconds": 5,
                "retry_backoff_seconds": [0.3, 0.6], "retry_jitter_pct": 0},

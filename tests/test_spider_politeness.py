@@ -14,6 +14,8 @@ from testing.mockweb.server import LogEntry
 # a new tunnel): two starts can arrive a little closer than they were sent.
 TOLERANCE = 0.05
 
+pytestmark = pytest.mark.pacing  # run alone: make test's second pass
+
 HOSTS = {
     # host: (urls, floor seconds, robots.txt)
     "a.polite.gouv.fr": (4, 1.0, "User-agent: *\nAllow: /\n"),  # government floor

@@ -54,6 +54,7 @@ def normalised(path: Path) -> list[dict[str, Any]]:
 
 # -- one writer ------------------------------------------------------------------------------
 
+@pytest.mark.pacing  # times the loser's exit against a start-up measured on the same cores
 def test_two_audits_at_once_one_runs_the_other_says_who_holds_the_lock(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": LINES})
     config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.audit.store import url_key
-from testing.crawl import FAST_LIVENESS, crawl, make_config
+from testing.crawl import FAST_ANY_HOST, crawl, make_config
 from testing.mockweb import MockWeb
 from testing.mockweb.site import load_site
 
@@ -32,7 +32,7 @@ def audit_upgraded(tmp_path: Path, damage: str = "") -> tuple[Any, dict[str, Any
         entry = out / "store" / "pages" / f"{url_key(damage)}.json"
         entry.write_text(entry.read_text(encoding="utf-8").replace('"fetch_status": "OK"', '"fetch_status": "OK",'),
                          encoding="utf-8")  # a hand edit that broke the JSON
-    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    config = make_config(tmp_path / "config", liveness=FAST_ANY_HOST)  # ARCHIVES is on legifrance
     with MockWeb() as web:
         load_site(web, FIXTURE / "site")
         result = crawl("audit", corpus=FIXTURE / "corpus", config=config, output=out, proxy_env=web.env(),
@@ -85,7 +85,7 @@ def test_a_store_from_a_newer_release_is_refused_in_one_line_and_left_untouched(
     shutil.copytree(FIXTURE / "store", out / "store")
     (out / "store" / "FORMAT.json").write_text('{"format": 99}', encoding="utf-8")
     before = {p: p.read_bytes() for p in (out / "store").rglob("*") if p.is_file()}
-    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    config = make_config(tmp_path / "config", liveness=FAST_ANY_HOST)  # ARCHIVES is on legifrance
     with MockWeb() as web:
         result = crawl("audit", corpus=FIXTURE / "corpus", config=config, output=out, proxy_env=web.env())
     assert result.returncode == 2 and "Traceback" not in result.stderr
