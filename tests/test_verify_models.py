@@ -114,6 +114,7 @@ def test_a_spend_limit_stops_the_run(tmp_path: Path, limit: str, reason: str) ->
     assert sum(doc["incomplete"].values()) == len(MANY) - 5 and "Partial report" in markdown
 
 
+@pytest.mark.pacing  # a 1.5 s client timeout: every other answer must come back within it, so not under load
 def test_a_hanging_claim_is_indeterminate_timeout_and_the_rest_judged(tmp_path: Path) -> None:
     cases: Cases = {**{k: CASES[k] for k in ("xx:1:honest", "xx:15:mismatch", "xx:5:secondary")},
                     "xx:20:hangs": ({}, {**HONEST, "hang": 6}, "INDETERMINATE")}

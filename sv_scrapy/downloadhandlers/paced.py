@@ -162,6 +162,9 @@ class PacedDownloadHandler:
         async with lock:  # one start at a time per host, in arrival order
             waited = 0.0
             while True:
+                # a request queued behind its host when the crawl stopped sending leaves at once,
+                # without waiting for (and using up) a turn it will never take
+                self._refuse_if_stopped()
                 await _sleep_until(self.pacer.host_ready(host))
                 waited += await _sleep_until(self.pacer.global_slot(time.monotonic()))
                 # an earlier start that left late (a busy loop wakes sleepers late) pushes
