@@ -46,23 +46,20 @@ class ChangeSet:
     unchanged: int = 0
 
 
-def line_map(before: str, after: str) -> Callable[[int], int]:
-    """Line ``n`` (1-based) of ``before`` -> where it stands in ``after`` (an edited line: the
-    line of its replacement, a deleted one: the line after the gap).
+def line_map(before: str, after: str) -> Callable[[int], tuple[int, int]]:
+    """Line ``n`` (1-based) of ``before`` -> the lines of ``after`` it became: itself moved, or
+    (an edited line) the span of the edit that replaced it.
 
-    >>> move = line_map("a\\nb\\nc\\n", "x\\ny\\na\\nB\\nc\\n")
+    >>> move = line_map("a\\nb\\nc\\n", "x\\ny\\na\\nB\\nB2\\nc\\n")
     >>> [move(1), move(2), move(3)]
-    [3, 4, 5]
+    [(3, 3), (4, 5), (6, 6)]
     """
     old, new = before.splitlines(), after.splitlines()
-    table: dict[int, int] = {}
+    table: dict[int, tuple[int, int]] = {}
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         for i in range(i1, i2):
-            if tag == "equal":
-                table[i + 1] = j1 + (i - i1) + 1
-            else:
-                table[i + 1] = min(j1 + (i - i1), max(j1, j2 - 1)) + 1
-    return lambda n: table.get(n, n)
+            table[i + 1] = (j1 + (i - i1) + 1,) * 2 if tag == "equal" else (j1 + 1, max(j1 + 1, j2))
+    return lambda n: table.get(n, (n, n))
 
 
 def figures(claim: Mapping[str, Any]) -> frozenset[tuple[str, str]]:
@@ -77,18 +74,23 @@ def stamp_date(claim: Mapping[str, Any]) -> str:
     return "" if str(stamp.get("kind", "")).startswith("stale") else str(stamp.get("date", ""))
 
 
-def _nearest(claim: ClaimRecord, candidates: Iterable[ClaimRecord], where: Callable[[int], int],
+Where = Callable[[int], tuple[int, int]]
+
+
+def _nearest(claim: ClaimRecord, candidates: Iterable[ClaimRecord], where: Where,
              limit: int | None = None) -> ClaimRecord | None:
     best: tuple[int, int] | None = None
     found: ClaimRecord | None = None
+    line = claim["line_no"]
     for cand in candidates:
-        gap = abs(where(cand["line_no"]) - claim["line_no"])
+        lo, hi = where(cand["line_no"])
+        gap = 0 if lo <= line <= hi else min(abs(line - lo), abs(line - hi))
         if (limit is None or gap <= limit) and (best is None or (gap, cand["line_no"]) < best):
             best, found = (gap, cand["line_no"]), cand
     return found
 
 
-def _diff_file(base: list[ClaimRecord], head: list[ClaimRecord], where: Callable[[int], int], out: ChangeSet) -> None:
+def _diff_file(base: list[ClaimRecord], head: list[ClaimRecord], where: Where, out: ChangeSet) -> None:
     left = {id(c): c for c in base}
     by_key: dict[str, list[ClaimRecord]] = {}
     for b in base:
