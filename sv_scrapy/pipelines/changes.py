@@ -1,5 +1,6 @@
 """The pull-request check's documents (``worklist -a changed_since``): ``worklist.json`` with each
-item's ``change`` plus ``removed`` and ``findings``, ``changes.md``, one console line, and with
+item's ``change`` plus ``removed`` and ``findings``, ``changes.md``, ``changes-failing.json`` (the
+failing claims in the worklist's shape, for ``scrapy verify``), one console line, and with
 ``-a ci=1`` the annotations, ``$GITHUB_STEP_SUMMARY`` and ``$GITHUB_OUTPUT``. Glue over
 ``core.report.prcheck``; the exit status 3 is ``scrapy crawl``'s, from ``Run.change_failures``."""
 
@@ -12,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from sv_scrapy.core.atomic import append_lines, write_json, write_text
 from sv_scrapy.core.report import prcheck
 from sv_scrapy.core.report.worklistsummary import worklist_stats
+
+FAILING_WORKLIST = "changes-failing.json"
 
 if TYPE_CHECKING:
     from sv_scrapy.changedsince import ChangeCheck
@@ -33,6 +36,9 @@ def export_changes(run: Run, check: ChangeCheck, records: list[ClaimRecord], fai
                           "moved": check.changes.moved, "removed": len(removed)},
         "items": items, "removed": removed, "findings": [asdict(f) for f in findings]}
     write_json(run.out_dir / "worklist.json", doc)
+    # the failing claims alone, in the worklist's shape: what `scrapy verify --worklist` is given in CI
+    failing = [i for i in items if any(f.level == prcheck.ERROR for f in prcheck.findings_of(i))]
+    write_json(run.out_dir / FAILING_WORKLIST, {**doc, "items": failing, "stats": worklist_stats(failing)})
     write_text(report, prcheck.changes_markdown(items, removed, ref))
     run.change_failures = sum(f.level == prcheck.ERROR for f in findings)
     lines = [prcheck.summary_line(items, len(removed), check.changes.moved, check.revision.commit[:12], str(report))]
