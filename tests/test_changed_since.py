@@ -230,3 +230,22 @@ def test_claim_words_and_page_text_never_become_workflow_commands(tmp_path: Path
     commands = [line for line in result.stdout.splitlines() if line.strip().startswith("::")]
     assert len(commands) == 1 and commands[0].startswith(f"::error file={ES},line=5,title=figure not on"), commands
     assert "spoof" not in commands[0].split("::", 2)[1]  # the properties hold nothing of the claim
+
+
+def test_over_the_monthly_store_an_unchanged_page_answers_304_and_is_read_from_it(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, {ES: ES_BASE}, "base")
+    config, out = make_config(tmp_path / "config", liveness=FAST_LIVENESS), tmp_path / "out"
+    with MockWeb() as web:
+        serve(web)
+        audit = crawl("audit", corpus=repo / "playbooks", config=config, output=out, proxy_env=web.env())
+        assert audit.returncode == 0, audit.stderr[-2000:]
+        commit(repo, {ES: ES_BASE.replace("Rate 4.00 %", "Rate 4.00 % (verified 2026-12-01)")}, "re-stamp")
+        web.clear_log()
+        result = crawl("worklist", corpus=repo / "playbooks", config=config, output=out, proxy_env=web.env(),
+                       args={"changed_since": "HEAD~1"})
+        (get,) = [e for e in web.log if e.method == "GET" and e.url == url("e1")]
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert get.status == 304 and get.headers.get("If-None-Match")
+    (item,) = result.worklist()["items"]
+    assert item["change"] == "restamped" and item["prior"] == "TOKENS_PRESENT"

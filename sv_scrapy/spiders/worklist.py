@@ -8,9 +8,12 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
+import scrapy
+
 from sv_scrapy.changedsince import check_changes
 from sv_scrapy.core.args import parse_bool, parse_date, parse_int
 from sv_scrapy.core.atomic import append_lines
+from sv_scrapy.core.audit.past import PagePast, load_past
 from sv_scrapy.core.claims.sampling import select_sample
 from sv_scrapy.corpusgit import resolve_revision
 from sv_scrapy.crawlstate import Run
@@ -78,3 +81,14 @@ class WorklistSpider(ClaimSpider):
         run = Run("worklist", rt, p, [c.claim for c in check.checked], store, rt.output_dir, store_format=migration)
         run.change_check = check
         return run
+
+    def past_of(self, url: str) -> PagePast | None:
+        # the pull-request check over the monthly store: an unchanged page answers 304 (its stored
+        # copy is read); the sampled worklist remembers nothing
+        return load_past(self.run.store, url) if self.run.change_check is not None else None
+
+    def request_for(self, url: str, render_reason: str = "", past: PagePast | None = None) -> scrapy.Request:
+        request = super().request_for(url, render_reason, past)
+        if past is not None and not request.meta.get("playwright"):  # a 304 would abort a browser's navigation
+            request.headers.update(past.conditional_headers())
+        return request
