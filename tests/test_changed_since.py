@@ -14,6 +14,7 @@ import pytest
 from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config
 from testing.gitcorpus import commit, init_repo
 from testing.mockweb import MockWeb
+from testing.mockweb.server import LogEntry, gets_by_host
 
 FR = "playbooks/countries/fr/playbook.md"
 DE = "playbooks/countries/de/playbook.md"
@@ -101,7 +102,7 @@ def serve(web: MockWeb) -> None:
 
 
 @pytest.fixture(scope="module")
-def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlResult, list[str], Path, Path]:
+def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlResult, list[LogEntry], Path, Path]:
     tmp = tmp_path_factory.mktemp("changed_since")
     repo = init_repo(tmp / "repo")
     commit(repo, {FR: FR_BASE, DE: de_file("2026-05-01"), ES: ES_BASE}, "base")
@@ -112,7 +113,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlResult, list
         result = crawl("worklist", corpus=repo / "playbooks", config=make_config(tmp / "config", liveness=FAST_LIVENESS),
                        output=tmp / "out", proxy_env=web.env(), args={"changed_since": "HEAD~1", "ci": "1"},
                        extra_env={"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(output)})
-        requested = [e.url for e in web.log if e.method == "GET"]
+        requested = [e for e in web.log if e.method == "GET"]
     return result, requested, summary, output
 
 
@@ -161,9 +162,17 @@ def test_moves_removals_and_standing_findings_are_not_fetched(checked) -> None:
     doc = checked[0].worklist()
     assert [(r["repo_file"], r["line_no"]) for r in doc["removed"]] == [(FR, 9)]
     assert doc["changed_since"]["moved"] >= 2  # Spain's two claims, 20 lines lower
-    pages = sorted({u for u in checked[1] if not u.endswith("/robots.txt")})
+    urls = [e.url for e in checked[1]]
+    pages = sorted({u for u in urls if not u.endswith("/robots.txt")})
     assert pages == sorted(url(n) for n in ("a", "b", "c", "d", "i", "j", "g1", "g2"))
-    assert len([u for u in checked[1] if not u.endswith("/robots.txt")]) == len(pages)  # once each
+    assert len([u for u in urls if not u.endswith("/robots.txt")]) == len(pages)  # once each
+
+
+def test_each_host_is_asked_at_its_floor(checked) -> None:
+    floor = FAST_LIVENESS["gov_suffix_default"]["interval_ms"] / 1000
+    for host, entries in gets_by_host(checked[1]).items():
+        assert [e.url.rsplit("/", 1)[1] for e in entries] == ["robots.txt", "levy"], host
+        assert entries[1].began - entries[0].began >= floor - 0.01, host
 
 
 def test_the_step_summary_holds_the_table_and_outputs_the_counts(checked) -> None:
@@ -249,3 +258,27 @@ def test_over_the_monthly_store_an_unchanged_page_answers_304_and_is_read_from_i
     assert get.status == 304 and get.headers.get("If-None-Match")
     (item,) = result.worklist()["items"]
     assert item["change"] == "restamped" and item["prior"] == "TOKENS_PRESENT"
+
+
+# -- narrowing (in-process: the change set before any fetch) ----------------------------------------
+
+def test_country_and_sample_narrow_the_changed_claims_and_nothing_else(tmp_path: Path) -> None:
+    from sv_scrapy.changedsince import check_changes
+    from sv_scrapy.config import load_config
+    from sv_scrapy.runtime import Runtime
+
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, {FR: FR_BASE, DE: de_file("2026-05-01")}, "base")
+    commit(repo, {FR: FR_HEAD, DE: de_file("2026-12-01")}, "the change")
+    rt = Runtime(config=load_config(make_config(tmp_path / "config")), corpus_root=repo / "playbooks",
+                 output_dir=tmp_path / "out")
+    params: dict[str, Any] = {"changed_since": "HEAD~1", "sample": None, "country": None, "section": None,
+                              "seed": 1234, "as_of": "2026-12-06"}
+    assert len(check_changes(rt, params).checked) == 8
+    fr = check_changes(rt, {**params, "country": "fr"})
+    assert {c.claim["scope"] for c in fr.checked} == {"fr"} and len(fr.checked) == 6
+    assert [c["scope"] for c in fr.changes.removed] == ["fr"]
+    assert len(check_changes(rt, {**params, "country": "de", "sample": 1}).checked) == 1
+    # the warning still sees the whole corpus: the old figure's other line is found with a country filter
+    (corrected,) = [c for c in fr.checked if c.claim["line_no"] == LINE["i"]]
+    assert corrected.also_stated == (f"fr:{LINE['i_elsewhere']}",)
