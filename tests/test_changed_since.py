@@ -282,3 +282,12 @@ def test_country_and_sample_narrow_the_changed_claims_and_nothing_else(tmp_path:
     # the warning still sees the whole corpus: the old figure's other line is found with a country filter
     (corrected,) = [c for c in fr.checked if c.claim["line_no"] == LINE["i"]]
     assert corrected.also_stated == (f"fr:{LINE['i_elsewhere']}",)
+
+
+def test_ci_without_changed_since_is_a_mistake(tmp_path: Path) -> None:
+    from sv_scrapy.core.errors import ArgumentError
+    from sv_scrapy.spiders.worklist import WorklistSpider
+
+    with pytest.raises(ArgumentError, match="-a ci="):
+        WorklistSpider.parse_arguments({"ci": "1"})
+    assert WorklistSpider.parse_arguments({"ci": "1", "changed_since": "main"})["ci"] is True

@@ -15,6 +15,7 @@ from sv_scrapy.core.args import parse_bool, parse_date, parse_int
 from sv_scrapy.core.atomic import append_lines
 from sv_scrapy.core.audit.past import PagePast, load_past
 from sv_scrapy.core.claims.sampling import select_sample
+from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.corpusgit import resolve_revision
 from sv_scrapy.crawlstate import Run
 from sv_scrapy.runtime import Runtime, process_clock, resolve
@@ -30,6 +31,9 @@ class WorklistSpider(ClaimSpider):
     @classmethod
     def parse_arguments(cls, raw: Mapping[str, Any]) -> dict[str, Any]:
         cls.check_known(raw)
+        if "ci" in raw and "changed_since" not in raw:
+            raise ArgumentError("-a ci=: the worklist's CI outputs are the pull-request check's; "
+                                "give -a changed_since=REF too")
         return {
             "country": (str(raw["country"]).strip() or None) if "country" in raw else None,
             "section": (str(raw["section"]).strip() or None) if "section" in raw else None,
