@@ -180,6 +180,7 @@ def test_the_step_summary_holds_the_table_and_outputs_the_counts(checked) -> Non
     table = summary.read_text(encoding="utf-8")
     assert "| where | change | claim | what the page says | outcome |" in table
     assert f"`{FR}:{LINE['a']}` | restamped" in table and "6.32" in table
+    assert f"`{FR}:9` | removed" in table  # one table: the removed claim's line at the revision
     lines = dict(line.split("=", 1) for line in output.read_text(encoding="utf-8").splitlines())
     assert lines["findings"] == "3" and lines["warnings"] == "1" and lines["claims_checked"] == "8"
     assert lines["report"].endswith("changes.md") and Path(lines["report"]).is_file()

@@ -98,22 +98,22 @@ def page_says(item: Mapping[str, Any]) -> str:
     return " — ".join(x for x in (hint, str(item.get("page_excerpt") or "")) if x) or str(item.get("note") or "")
 
 
+def _row(item: Mapping[str, Any], change: str, says: str, result: str) -> str:
+    return (f"| {md_code(repo_path(item) + ':' + str(item.get('line_no')))} | {change} | "
+            f"{md_text(str(item.get('claim_text', '')), 300)} | {md_text(says, 240)} | {md_text(result)} |")
+
+
 def changes_sections(items: Sequence[Mapping[str, Any]], removed: Sequence[Mapping[str, Any]], ref: str) -> list[Section]:
+    """One table: each checked claim, then each removed one (its line at the revision, not fetched)."""
     findings = all_findings(items)
     errors = sum(f.level == ERROR for f in findings)
     head = [f"# Claims changed since {md_code(ref)}", "",
             f"{len(items)} claim(s) checked: {errors} failing finding(s), {len(findings) - errors} warning(s), "
             f"{len(removed)} removed (not fetched).", "",
             "| where | change | claim | what the page says | outcome |", "|---|---|---|---|---|"]
-    rows = [f"| {md_code(repo_path(i) + ':' + str(i.get('line_no')))} | {i.get('change')} | "
-            f"{md_text(str(i.get('claim_text', '')), 300)} | {md_text(page_says(i), 240)} | {md_text(outcome(i))} |"
-            for i in items]
-    sections = [Section(head, rows, [""])]
-    if removed:
-        sections.append(Section(["## Removed (not fetched)", "", "| where | claim |", "|---|---|"],
-                                [f"| {md_code(repo_path(r) + ':' + str(r.get('line_no')))} | "
-                                 f"{md_text(str(r.get('claim_text', '')), 300)} |" for r in removed], [""]))
-    return sections
+    rows = [_row(i, str(i.get("change")), page_says(i), outcome(i)) for i in items]
+    rows += [_row(r, "removed", "", "not fetched (line at the revision)") for r in removed]
+    return [Section(head, rows, [""])]
 
 
 def changes_markdown(items: Sequence[Mapping[str, Any]], removed: Sequence[Mapping[str, Any]], ref: str,
