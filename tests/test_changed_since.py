@@ -214,6 +214,7 @@ def test_a_ref_that_is_no_revision_is_one_line_exit_2(tmp_path: Path, ref: str) 
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and "-a changed_since=" in result.stderr
     assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()  # refused before the output folder or its store is touched
 
 
 def test_a_corpus_outside_git_is_one_line_exit_2(tmp_path: Path) -> None:

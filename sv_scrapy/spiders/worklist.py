@@ -49,10 +49,10 @@ class WorklistSpider(ClaimSpider):
 
     @classmethod
     def preflight(cls, settings: Mapping[str, Any], raw: Mapping[str, Any]) -> None:
-        super().preflight(settings, raw)
         params = cls.parse_arguments(raw)
-        if params["changed_since"] is not None:
-            resolve_revision(resolve(settings).corpus_root, params["changed_since"])  # one line, exit 2
+        if params["changed_since"] is not None:  # a bad revision leaves before the store is touched (exit 2)
+            resolve_revision(resolve(settings).corpus_root, params["changed_since"])
+        super().preflight(settings, raw)
         if params["ci"]:  # the CI files are appended to at the end: proven appendable now
             for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
                 if os.environ.get(name):
