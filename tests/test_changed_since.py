@@ -5,16 +5,21 @@ mock web's own request log."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config
+from testing.crawl import FAST_LIVENESS, SCRAPY, CrawlResult, crawl, make_config
 from testing.gitcorpus import commit, init_repo
 from testing.mockweb import MockWeb
 from testing.mockweb.server import LogEntry, gets_by_host
+
+from .conftest import PROJECT_DIR
 
 FR = "playbooks/countries/fr/playbook.md"
 DE = "playbooks/countries/de/playbook.md"
@@ -293,3 +298,30 @@ def test_ci_without_changed_since_is_a_mistake(tmp_path: Path) -> None:
     with pytest.raises(ArgumentError, match="-a ci="):
         WorklistSpider.parse_arguments({"ci": "1"})
     assert WorklistSpider.parse_arguments({"ci": "1", "changed_since": "main"})["ci"] is True
+
+
+def test_the_workflows_model_step_verifies_the_failing_claims_alone(tmp_path: Path) -> None:
+    """What the workflow's optional step runs: ``scrapy verify --worklist changes-failing.json``."""
+    from testing.mockweb.anthropic_stub import AnthropicStub
+
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, {ES: ES_BASE}, "base")
+    commit(repo, {ES: ES_BASE + f"New levy 4.40 % ([j]({url('j')}))\nRate 7.10 % ([b]({url('b')}))\n"}, "two new")
+    out = tmp_path / "out"
+    with MockWeb() as web:
+        serve(web)
+        result = _quick(tmp_path, repo / "playbooks", "HEAD~1", web)
+    assert result.returncode == 3, result.stderr[-2000:]
+    (failing,) = json.loads((out / "changes-failing.json").read_text(encoding="utf-8"))["items"]
+    assert failing["source_url"] == url("j")
+    answer = {"tool": {"verdict": "NOT_FOUND", "claimed": "4.40 %", "source_says": "", "confidence": "HIGH",
+                       "note": "stub"}}
+    with AnthropicStub({failing["id"]: answer}) as stub:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "ANTHROPIC"))}
+        env.update(stub.env(), SV_OUTPUT_DIR=str(out))
+        verify = subprocess.run([SCRAPY, "verify", "--worklist", str(out / "changes-failing.json"),
+                                 "--max-cost-usd", "0.50"], cwd=PROJECT_DIR, env=env, capture_output=True,
+                                text=True, timeout=120)
+        calls = dict(stub.calls)
+    assert verify.returncode == 0, verify.stderr[-2000:]
+    assert calls == {failing["id"]: 1}  # the failing claim alone reaches the model
