@@ -19,6 +19,7 @@ from sv_scrapy.core.claims.record import ClaimRecord
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
+    from sv_scrapy.changedsince import ChangeCheck
     from sv_scrapy.core.audit.reviewfile import Review
     from sv_scrapy.core.audit.store import ContentStore
     from sv_scrapy.core.audit.storeformat import Migration
@@ -40,6 +41,8 @@ class Run:
     linter_rows: list[dict[str, object]] = field(default_factory=list)  # the portal-root backlog (audit)
     allowlist_rows: list[dict[str, object]] = field(default_factory=list)  # allowlist proposals (audit)
     reviews: list[Review] = field(default_factory=list)  # the maintainer's reviews (audit; core.audit.reviewfile)
+    change_check: ChangeCheck | None = None  # the pull-request check's change set (worklist -a changed_since)
+    change_failures: int = 0  # its failing findings, once written: exit 3 (sv_scrapy.core.errors.FindingsInChange)
     pages_done: Counter[str] = field(default_factory=Counter)  # fetch_status (or "journal") -> pages
     by_url: dict[str, list[ClaimRecord]] = field(init=False)  # the claims citing each URL, one request each
 

@@ -45,7 +45,9 @@ READ = ["sv_scrapy.pipelines.text.TextPipeline", "sv_scrapy.pipelines.outlinks.F
         "sv_scrapy.pipelines.hashes.HashPipeline"]
 LINKED = "sv_scrapy.pipelines.outlinks.LinkedPipeline"
 PIPELINES = {
-    "worklist": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", LINKED, "sv_scrapy.pipelines.store.StoreTextPipeline",
+    # the pull-request check's conditional requests over the monthly store: a 304 is restored too
+    "worklist": ["sv_scrapy.pipelines.store.StoreRestorePipeline", *READ, "sv_scrapy.pipelines.records.RecordsPipeline",
+                 LINKED, "sv_scrapy.pipelines.store.StoreTextPipeline",
                  "sv_scrapy.pipelines.export.WorklistExportPipeline"],
     # a 304 is restored from the past its request carried before any reading stage runs
     "audit": ["sv_scrapy.pipelines.store.StoreRestorePipeline", *READ, "sv_scrapy.pipelines.records.RecordsPipeline",

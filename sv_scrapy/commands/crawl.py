@@ -21,7 +21,7 @@ from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 
 from sv_scrapy.core.atomic import append_lines
-from sv_scrapy.core.errors import LockHeld, OutputError, SvError
+from sv_scrapy.core.errors import FindingsInChange, LockHeld, OutputError, SvError
 from sv_scrapy.crawlstate import find_run
 from sv_scrapy.extensions.outcome import run_failure
 from sv_scrapy.ops.heartbeat import Heartbeat
@@ -110,6 +110,8 @@ class Command(ScrapyCrawlCommand):
             failure = "the crawler could not start (see the log above)"
         if failure:
             self.exitcode = 1
+        elif (checked := find_run(crawler)) is not None and checked.change_failures:
+            self.exitcode = FindingsInChange.exit_code  # outputs written; the change itself fails
         if self.monitor is not None:
             run = find_run(crawler)
             self.exitcode, failure = self.monitor.finish(self.exitcode, failure, run.document_stats if run else None)

@@ -1,7 +1,16 @@
 """One small hierarchy of the problems a run reports as one line; adapters turn each into
-that line and its exit status (2 the user's mistake, 1 a failed run, 75 try later)."""
+that line and its exit status (``EXIT_STATUSES``)."""
 
 from __future__ import annotations
+
+# every exit status a command or crawl ends with, and what it means
+EXIT_STATUSES: dict[int, str] = {
+    0: "every output the run promises was written (a change check: no failing finding; warnings allowed)",
+    1: "the run failed (an output not written, the crawl failed as a whole, every LLM call failed)",
+    2: "the user's mistake: a bad option, argument, config, corpus root, or changed_since revision",
+    3: "the change checked by -a changed_since has failing findings (its outputs are written)",
+    75: "another run holds the output folder's lock (EX_TEMPFAIL): try later",
+}
 
 
 class SvError(Exception):
@@ -32,3 +41,9 @@ class LockHeld(SvError):
     """Another run holds the output folder's lock (EX_TEMPFAIL: try later)."""
 
     exit_code = 75
+
+
+class FindingsInChange(SvError):
+    """The change checked by ``-a changed_since`` has failing findings (every output written)."""
+
+    exit_code = 3

@@ -101,3 +101,25 @@ def md_text(text: str, limit: int = 0) -> str:
     if limit and len(flat) > limit:
         flat = flat[: limit - 1] + "…"
     return md_lead(md_inline(flat))
+
+
+# -- GitHub workflow commands --------------------------------------------------------------------
+# As the Actions toolkit escapes them (@actions/core's command.ts): a message cannot end its
+# command (a newline) or be read as an escape; a property value cannot close its property list
+# either (":" and ","), so a claim's words can never become a command of their own.
+def command_data(text: str) -> str:
+    """A workflow command's message.
+
+    >>> command_data("50%\\r\\n::warning::x")
+    '50%25%0D%0A::warning::x'
+    """
+    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def command_property(text: str) -> str:
+    """A workflow command's property value (``file=``, ``title=``).
+
+    >>> command_property("a, b: c\\n")
+    'a%2C b%3A c%0A'
+    """
+    return command_data(text).replace(":", "%3A").replace(",", "%2C")

@@ -17,6 +17,7 @@ from sv_scrapy.core.report.worklistsummary import summary_lines, worklist_stats
 from sv_scrapy.crawlstate import Run, run_of
 from sv_scrapy.extensions.outcome import record_failure, run_failure
 from sv_scrapy.pipelines import JobPipeline
+from sv_scrapy.pipelines.changes import export_changes
 
 if TYPE_CHECKING:
 
@@ -59,6 +60,9 @@ class WorklistExportPipeline(ExportPipeline):
     def export(self, spider: Spider, run: Run, reason: str) -> None:
         why = "not fetched" if reason == "finished" else f"not fetched: the crawl ended early ({reason})"
         items = [self.records.get(c["id"]) or unfetched_record(c, why) for c in run.claims]
+        if run.change_check is not None:
+            export_changes(run, run.change_check, items, run_failure(self.crawler))
+            return
         stats, path, failure = worklist_stats(items), run.out_dir / "worklist.json", run_failure(self.crawler)
         write_json(path, {"version": 1, "generated_at": run.runtime.clock.iso(), "params": run.params,
                           "complete": not failure, "problems": [failure] if failure else [], "stats": stats,

@@ -20,9 +20,10 @@ from sv_scrapy.pipelines.hashes import keeps_pdf_bytes
 
 class StoreRestorePipeline(JobPipeline):
     """A 304 carries no body: its text, hashes and OCR facts are the stored copy's, taken from
-    the past the request carried — the one restoring stage, before any reading."""
+    the past the request carried — the one restoring stage, before any reading. The worklist's
+    pull-request check (``-a changed_since``) sends conditional requests too, over the monthly store."""
 
-    job = "audit"
+    job = ("audit", "worklist")
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)

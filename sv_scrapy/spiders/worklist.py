@@ -3,14 +3,22 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
+import scrapy
+
+from sv_scrapy.changedsince import check_changes
 from sv_scrapy.core.args import parse_bool, parse_date, parse_int
+from sv_scrapy.core.atomic import append_lines
+from sv_scrapy.core.audit.past import PagePast, load_past
 from sv_scrapy.core.claims.sampling import select_sample
+from sv_scrapy.core.errors import ArgumentError
+from sv_scrapy.corpusgit import resolve_revision
 from sv_scrapy.crawlstate import Run
-from sv_scrapy.runtime import Runtime, process_clock
+from sv_scrapy.runtime import Runtime, process_clock, resolve
 from sv_scrapy.spiders.base import ClaimSpider
 
 
@@ -18,11 +26,14 @@ class WorklistSpider(ClaimSpider):
     name = "worklist"
     # a scalar switch only: a dict here would replace the project's whole dict (STYLE.md)
     custom_settings: dict[str, Any] | None = {"SV_JOB": "worklist"}
-    ARGUMENTS = ("country", "section", "sample", "include_secondary", "seed", "as_of")
+    ARGUMENTS = ("country", "section", "sample", "include_secondary", "seed", "as_of", "changed_since", "ci")
 
     @classmethod
     def parse_arguments(cls, raw: Mapping[str, Any]) -> dict[str, Any]:
         cls.check_known(raw)
+        if "ci" in raw and "changed_since" not in raw:
+            raise ArgumentError("-a ci=: the worklist's CI outputs are the pull-request check's; "
+                                "give -a changed_since=REF too")
         return {
             "country": (str(raw["country"]).strip() or None) if "country" in raw else None,
             "section": (str(raw["section"]).strip() or None) if "section" in raw else None,
@@ -31,10 +42,26 @@ class WorklistSpider(ClaimSpider):
             "seed": parse_int("-a seed=", raw.get("seed", "1234")),
             "as_of": (parse_date("-a as_of=", raw["as_of"]) if "as_of" in raw
                       else process_clock().today()).isoformat(),
+            # the pull-request check: only the claims changed since this git revision
+            "changed_since": str(raw["changed_since"]).strip() if "changed_since" in raw else None,
+            "ci": parse_bool("-a ci=", raw.get("ci", "0")),
         }
+
+    @classmethod
+    def preflight(cls, settings: Mapping[str, Any], raw: Mapping[str, Any]) -> None:
+        params = cls.parse_arguments(raw)
+        if params["changed_since"] is not None:  # a bad revision leaves before the store is touched (exit 2)
+            resolve_revision(resolve(settings).corpus_root, params["changed_since"])
+        super().preflight(settings, raw)
+        if params["ci"]:  # the CI files are appended to at the end: proven appendable now
+            for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+                if os.environ.get(name):
+                    append_lines(os.environ[name], [], f"${name}")
 
     def open_run(self, rt: Runtime, params: dict[str, Any]) -> Run:
         p = params
+        if p["changed_since"] is not None:
+            return self.open_change_check(rt, p)
         extraction = self.extract(rt, p)
         for problem in extraction.skipped:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
@@ -46,3 +73,26 @@ class WorklistSpider(ClaimSpider):
         self.logger.info("selected %(n)d of %(total)d claims", {"n": len(chosen), "total": len(extraction.claims)})
         store, migration = self.open_store(rt)
         return Run("worklist", rt, p, [c.as_dict() for c in chosen], store, rt.output_dir, store_format=migration)
+
+    def open_change_check(self, rt: Runtime, p: dict[str, Any]) -> Run:
+        """Only the claims the change touched are fetched; moves and removals fetch nothing."""
+        check = check_changes(rt, p)
+        p["changed_since_commit"] = check.revision.commit
+        self.logger.info("changed since %(ref)s: %(n)d claim(s) to check, %(removed)d removed, %(moved)d moved",
+                         {"ref": check.revision.commit[:12], "n": len(check.checked),
+                          "removed": len(check.changes.removed), "moved": check.changes.moved})
+        store, migration = self.open_store(rt)
+        run = Run("worklist", rt, p, [c.claim for c in check.checked], store, rt.output_dir, store_format=migration)
+        run.change_check = check
+        return run
+
+    def past_of(self, url: str) -> PagePast | None:
+        # the pull-request check over the monthly store: an unchanged page answers 304 (its stored
+        # copy is read); the sampled worklist remembers nothing
+        return load_past(self.run.store, url) if self.run.change_check is not None else None
+
+    def request_for(self, url: str, render_reason: str = "", past: PagePast | None = None) -> scrapy.Request:
+        request = super().request_for(url, render_reason, past)
+        if past is not None and not request.meta.get("playwright"):  # a 304 would abort a browser's navigation
+            request.headers.update(past.conditional_headers())
+        return request

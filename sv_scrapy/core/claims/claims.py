@@ -353,11 +353,15 @@ def read_corpus(root: Path, opts: ExtractOptions, unreadable: list[str], outside
         yield CorpusFile(path, rel.as_posix(), scope, text)
 
 
-def extract_corpus(root: Path, hosts: HostRules, opts: ExtractOptions) -> Extraction:
-    """Walk the corpus; an unreadable or non-UTF-8 file is recorded and skipped."""
+def extract_corpus(root: Path, hosts: HostRules, opts: ExtractOptions, texts: dict[str, str] | None = None) -> Extraction:
+    """Walk the corpus; an unreadable or non-UTF-8 file is recorded and skipped. ``texts``, when
+    given, receives each file's text by its path under the root (the pull-request check aligns
+    two revisions' lines with them)."""
     out = Extraction()
     for file in read_corpus(root, opts, out.unreadable, out.outside_root, out.scopes_seen):
         out.files_read += 1
+        if texts is not None:
+            texts[file.rel] = file.text
         extract_file(file.text, file.scope, file.rel, hosts, opts, out)
     return out
 

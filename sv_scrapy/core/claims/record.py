@@ -72,6 +72,12 @@ class ClaimRecord(TypedDict, total=False):
     verdict: dict[str, Any] | None
     then: dict[str, Any] | None
     then_now: dict[str, Any] | None
+    # the pull-request check (worklist -a changed_since: core.audit.changeset, sv_scrapy.changedsince)
+    change: str  # new | restamped | figure_changed | source_changed
+    repo_file: str  # the file from the repository's root (annotations' file=)
+    before: dict[str, Any] | None  # the claim at the revision: line_no, claim_text, source_url, inline_stamp
+    also_stated: list[str]  # figure_changed: "scope:line" still stating the old figure, same page or host
+    old_figures: list[str]  # the replaced figures those lines still state
 
 
 def records_of(data: object) -> list[ClaimRecord]:

@@ -309,9 +309,9 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[ClaimRecor
                            "in_flux": in_flux,
                            "previous_excerpts": excerpts_before.get(record["id"], []) if changed else [],
                            "change_diff": diff, "not_modified": fetched.http_status == 304, "fail_streak": streak})
-            if text and needs_words(record):  # the page's own words, while its text is in hand (the report's)
-                words = page_words(record, text)
-                record.update({"page_excerpt": words.excerpt, "page_hint": words.hint})
+        if text and needs_words(record):  # the page's own words, while its text is in hand (the reports')
+            words = page_words(record, text)
+            record.update({"page_excerpt": words.excerpt, "page_hint": words.hint})
         records.append(record)
     return PageOutcome(status, note, records, raw_status, tuple(priors), state, changed, streak)
 

@@ -43,32 +43,33 @@ def join(sections: Sequence[Section]) -> str:
 
 
 def fit(sections: Sequence[Section], limit: int = GITHUB_ISSUE_LIMIT,
-        more: Callable[[int], str] = _more) -> str:
-    """The whole report when it fits in ``limit``; otherwise its first rows, cut on a row
-    boundary, and the ``more`` line.
+        more: Callable[[int], str] = _more, measure: Callable[[str], int] = gh_len) -> str:
+    """The whole report when it fits in ``limit`` (as ``measure`` counts: UTF-16 units for an
+    issue, UTF-8 bytes for a step summary); otherwise its first rows, cut on a row boundary,
+    and the ``more`` line.
 
     >>> s = [Section(["# T", "", "| a |", "|---|"], [f"| {i} |" for i in range(100)], [""])]
     >>> out = fit(s, 160); out.splitlines()[-3:], gh_len(out) <= 160
     (['| 9 |', '', '_… 90 more row(s) in the artifact (report.md, report.html, audit.json)._'], True)
     """
     whole = join(sections)
-    if gh_len(whole) <= limit:
+    if measure(whole) <= limit:
         return whole
     total_rows = sum(len(s.rows) for s in sections)
-    budget = limit - gh_len(more(total_rows)) - 4  # the note, its blank line, the final newline
+    budget = limit - measure(more(total_rows)) - 4  # the note, its blank line, the final newline
     out: list[str] = []
     used = 0
     kept = 0
     for section in sections:
         head = "\n".join(section.head)
-        cost = gh_len(head) + 1 if section.head else 0
+        cost = measure(head) + 1 if section.head else 0
         if used + cost > budget:
             break
         out += section.head
         used += cost
         stopped = False
         for row in section.rows:
-            cost = gh_len(row) + 1
+            cost = measure(row) + 1
             if used + cost > budget:
                 stopped = True
                 break
@@ -77,7 +78,7 @@ def fit(sections: Sequence[Section], limit: int = GITHUB_ISSUE_LIMIT,
             kept += 1
         if stopped:
             break
-        tail_cost = gh_len("\n".join(section.tail)) + 1 if section.tail else 0
+        tail_cost = measure("\n".join(section.tail)) + 1 if section.tail else 0
         if used + tail_cost > budget:
             break
         out += section.tail

@@ -46,7 +46,8 @@ def summary_lines(stats: Mapping[str, Any], path: str) -> list[str]:
         for row in stats["tokens_absent"]:
             missing = ", ".join(row["missing"])
             lines.append(f"  - {row['id']}  missing {_clean(missing, 60)}  {_clean(row['url'], 120)}")
-            lines.append(f"      {_clean(row['claim'], 150)}")
+            # a label first: a claim's words never start a line a CI runner could read as a command
+            lines.append(f"      claim: {_clean(row['claim'], 150)}")
     else:
         lines.append("TOKENS_ABSENT: 0")
     return lines

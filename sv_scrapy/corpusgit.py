@@ -1,0 +1,73 @@
+"""The corpus's own history, read with ``git`` (an argument list, never a shell): which repository
+holds the corpus, whether REF is one of its revisions, and the corpus as it stood at REF.
+
+REF comes from the user (or a pull request's base): it is checked with ``git rev-parse --verify
+REF^{commit}`` and never read as an option. A corpus outside any repository, or a REF that is no
+revision of it, is the user's mistake: one line, exit 2.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from sv_scrapy.core.errors import ArgumentError, CorpusError
+
+GIT_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True)
+class Revision:
+    ref: str  # as the user wrote it
+    commit: str  # the full hash it names
+    top: Path  # the repository's work tree
+    prefix: str  # the corpus root under it ("" or "playbooks/")
+
+
+def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=GIT_TIMEOUT, check=False)
+    except FileNotFoundError:
+        raise CorpusError("git not found: -a changed_since needs git on PATH") from None
+
+
+def _text(proc: subprocess.CompletedProcess[bytes]) -> str:
+    return proc.stdout.decode("utf-8", "replace").strip()
+
+
+def resolve_revision(corpus_root: Path, ref: str) -> Revision:
+    """REF as a commit of the repository holding ``corpus_root``."""
+    label = "-a changed_since="
+    if not ref or ref.startswith("-") or any(ch.isspace() or not ch.isprintable() for ch in ref):
+        raise ArgumentError(f"{label}{ref!r}: expected a git revision (a branch, tag or commit)")
+    top = _git(corpus_root, "rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        raise CorpusError(f"{corpus_root}: the corpus (SV_CORPUS_ROOT) is not in a git repository; "
+                          "-a changed_since needs its history")
+    prefix = _text(_git(corpus_root, "rev-parse", "--show-prefix"))
+    commit = _git(corpus_root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if commit.returncode != 0:
+        raise ArgumentError(f"{label}{ref!r}: not a revision of the corpus's repository {_text(top)} "
+                            "(fetch it first, e.g. git fetch origin main)")
+    return Revision(ref, _text(commit), Path(_text(top)), prefix)
+
+
+def corpus_at(rev: Revision, dest: Path) -> Path:
+    """Write the corpus as it stood at the revision under ``dest``; returns its root there (which
+    may not exist: the corpus folder was added after the revision)."""
+    args = ["archive", "--format=tar", rev.commit]
+    if rev.prefix:
+        listed = _git(rev.top, "ls-tree", "--name-only", rev.commit, "--", rev.prefix.rstrip("/"))
+        if not listed.stdout.strip():
+            return dest / rev.prefix
+        args += ["--", rev.prefix]
+    proc = _git(rev.top, *args)
+    if proc.returncode != 0:
+        raise CorpusError(f"git archive {rev.commit[:12]} failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
+    with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
+        # the "data" filter: no absolute paths, no links out of dest, no device files
+        tar.extractall(dest, filter="data")
+    return dest / rev.prefix
