@@ -32,6 +32,7 @@ from sv_scrapy.core.page.prefilter import (
     prior_for_text,
     prior_without_text,
 )
+from sv_scrapy.core.page.shape import LineShape
 from sv_scrapy.core.page.soft404 import NOTE as SOFT_404_NOTE
 from sv_scrapy.core.page.soft404 import soft_404
 from sv_scrapy.core.page.subject import needs_words, page_words
@@ -94,6 +95,7 @@ class Reading:
     charset: str = ""  # the encoding the body was read in ("" when it was not read as text)
     charset_source: str = ""  # who said so (core.page.charset.Decoded.source)
     frames: tuple[tuple[str, str], ...] = ()  # (URL, text) of the frames whose text follows the page's
+    shapes: tuple[LineShape, ...] = ()  # an HTML page: where each line of its own text stands (core.page.shape)
 
 
 @dataclass(frozen=True)
@@ -288,7 +290,8 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[ClaimRecor
         priors.append(prior.prior)
         context_match = None
         if index is not None and prior.matched_tokens and not is_soft_404:
-            excerpts, context_match = order_by_context(claim, text, index, prior, rules.prefilter)
+            excerpts, context_match = order_by_context(claim, text, index, prior, rules.prefilter, reading.shapes,
+                                                       reading.lang, fetched.title)
             prior = replace(prior, excerpts=excerpts)
         record = claim_record(claim, status, prior, note)
         if reading.frames:
