@@ -31,7 +31,7 @@ def judged(claim_text: str, text: str, shapes: tuple[LineShape, ...] = (), lang:
     index = PageIndex(text, lang=lang or None)
     prior = prior_for_text(values, text, (), SETTINGS, index)
     assert prior.prior == TOKENS_PRESENT, (claim_text, prior)
-    excerpts, match = order_by_context(claim, text, index, prior, SETTINGS, shapes, lang, title)
+    excerpts, match, _ = order_by_context(claim, text, index, prior, SETTINGS, shapes, lang, title)
     return match, excerpts
 
 

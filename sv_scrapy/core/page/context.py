@@ -236,14 +236,15 @@ def _best(judged: Sequence[Judged]) -> bool | None:
 
 def order_by_context(claim: ClaimRecord, text: str, index: PageIndex, prior: Prior, settings: PrefilterSettings,
                      shapes: Sequence[LineShape] = (), lang: str = "", title: str = "",
-                     ) -> tuple[list[str], bool | None]:
-    """(excerpts best context first, context_match) for one matched claim."""
+                     ) -> tuple[list[str], bool | None, Hit | None]:
+    """(excerpts best context first, context_match, the figure's occurrence in the best context) for
+    one matched claim."""
     if not prior.matched_tokens or not text:
-        return prior.excerpts, None
+        return prior.excerpts, None, None
     values = [v for v in claim["values"] if v.get("salient") and str(v.get("raw")) in prior.matched_tokens]
     words = claim_words(claim)
     if not words:
-        return prior.excerpts, None
+        return prior.excerpts, None, None
     page = PageShape(text, shapes, title)
     positions = _positions(text.lower(), words)
     same_language = in_claims_language(text, lang)
@@ -269,4 +270,4 @@ def order_by_context(claim: ClaimRecord, text: str, index: PageIndex, prior: Pri
         subject = page_words(claim, text, settings.excerpt_window_chars).excerpt
         if subject and subject not in excerpts:
             excerpts = [subject, *excerpts][: max(settings.max_excerpts, 2)]
-    return excerpts, every
+    return excerpts, every, ordered[0] if ordered else None
