@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -43,7 +44,7 @@ from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.pagescan import Hit, PageIndex
 from sv_scrapy.core.page.prefilter import PrefilterSettings, Prior, _excerpts, find_value
 from sv_scrapy.core.page.shape import CELL_JOIN, PLAIN, LineShape
-from sv_scrapy.core.page.subject import STOPWORDS, _positions, context_words, page_words
+from sv_scrapy.core.page.subject import STOPWORDS, _positions, _stem, context_words, page_words
 
 REACH = 160  # a sentence is looked at this far either side of the figure, at most
 _SENTENCE_END = re.compile(r"[.!?;](?=\s)|\n")
@@ -116,6 +117,7 @@ class PageShape:
         self.structured = bool(shapes)
         self.shapes = [shapes[i] if i < len(shapes) else PLAIN for i in range(len(self.lines))]
         self.title = title
+        self._sections: list[tuple[int, ...]] | None = None
 
     def line_of(self, offset: int) -> int:
         lo, hi = 0, len(self.starts) - 1
@@ -135,13 +137,15 @@ class PageShape:
                 if _is_label(self.lines[n]):
                     found.append(n)
             return found
-        levels: dict[int, int] = {}
-        for n in range(line):
-            level = self.shapes[n].heading_level
-            if level:
-                levels = {k: v for k, v in levels.items() if k < level}
-                levels[level] = n
-        return [levels[k] for k in sorted(levels)]
+        if self._sections is None:  # the headings in force at each line, worked out once per page
+            self._sections = []
+            levels: dict[int, int] = {}
+            for n, shape in enumerate(self.shapes):
+                self._sections.append(tuple(levels[k] for k in sorted(levels)))
+                if shape.heading_level:
+                    levels = {k: v for k, v in levels.items() if k < shape.heading_level}
+                    levels[shape.heading_level] = n
+        return list(self._sections[line])
 
     def place(self, hit: Hit) -> Place:
         line = self.line_of(hit.start)
@@ -179,26 +183,36 @@ class PageShape:
         return Place(" ".join(own_parts), " ".join(filter(None, inherited)), line,
                      frozenset({line, *label_lines}), years, note)
 
-    def elsewhere(self, place: Place, positions: Sequence[tuple[int, int]]) -> bool:
-        """Whether the claim's words state a figure in another sentence, row or item than ``place``'s own
-        (a heading, a header row or a caption states none: they are inherited context)."""
+    def stating_lines(self, positions: Sequence[tuple[int, int]]) -> frozenset[int]:
+        """The lines where the claim's words stand in a sentence (a row: the line) that states a figure;
+        a heading, a header row or a caption states none: they are inherited context."""
+        lines: set[int] = set()
         for offset, _ in positions:
             n = self.line_of(offset)
             shape = self.shapes[n]
-            if n in place.lines or shape.heading_level or shape.kind in ("head", "caption"):
+            if n in lines or shape.heading_level or shape.kind in ("head", "caption"):
                 continue
             lo, hi = sentence_span(self.text, Hit(offset, offset + 1, ""))
             if _FIGURE.search(_YEAR.sub("", self.lines[n] if shape.kind == "row" else self.text[lo:hi])):
-                return True
-        return False
+                lines.add(n)
+        return frozenset(lines)
 
 
 def _is_label(line: str) -> bool:
     return bool(line.strip()) and len(line) <= _LABEL_CHARS and not _FIGURE.search(_YEAR.sub("", line))
 
 
+@lru_cache(maxsize=64)
+def _words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for every word's stem at a word start (``subject._positions``' comparison), a group each."""
+    return re.compile(r"(?<![^\W\d_])(?:" + "|".join(f"({re.escape(_stem(w))})" for w in words) + ")")
+
+
 def _found(words: Sequence[str], text: str) -> set[int]:
-    return {n for _, n in _positions(text.lower(), words)} if text else set()
+    """The indexes of the claim's words that ``text`` holds."""
+    if not text or not words:
+        return set()
+    return {m.lastindex - 1 for m in _words_pattern(tuple(words)).finditer(text.lower()) if m.lastindex}
 
 
 def _own_label(own: str, words: Sequence[str]) -> bool:
@@ -247,6 +261,7 @@ def order_by_context(claim: ClaimRecord, text: str, index: PageIndex, prior: Pri
         return prior.excerpts, None, None
     page = PageShape(text, shapes, title)
     positions = _positions(text.lower(), words)
+    stating = page.stating_lines(positions)
     same_language = in_claims_language(text, lang)
     claim_years = frozenset(_YEAR.findall(str(claim.get("claim_text", ""))))
     ordered: list[Hit] = []
@@ -259,8 +274,8 @@ def order_by_context(claim: ClaimRecord, text: str, index: PageIndex, prior: Pri
         judged = []
         for hit in hits:
             place = page.place(hit)
-            judged.append((judge(place, words, claim_years, same_language, numeric,
-                                 page.elsewhere(place, positions), bool(positions)), hit))
+            judged.append((judge(place, words, claim_years, same_language, numeric, bool(stating - place.lines),
+                                 bool(positions)), hit))
         judged.sort(key=lambda jh: (-jh[0].score, not jh[1].unit, jh[1].start))
         per_value.append(_best([j for j, _ in judged]))
         ordered.extend(h for _, h in judged[:2])
