@@ -185,3 +185,11 @@ def test_a_text_without_its_structure_still_judges_the_decoy(shape: str) -> None
     above the decoy lends the decoy nothing."""
     claim_text, html = DECOYS[shape]
     assert judged(claim_text, html_reading(html).text, (), "en")[0] is False
+
+
+@pytest.mark.parametrize("shape", sorted(IN_PLACE))
+def test_a_text_without_its_structure_still_finds_the_figure_in_place(shape: str) -> None:
+    """The same pages restored from the store: read line by line, still never ``False``."""
+    claim_text, html = IN_PLACE[shape]
+    read = html_reading(html)
+    assert judged(claim_text, read.text, (), html_lang(html), html_title(html))[0] is not False, shape

@@ -41,6 +41,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sv_scrapy.core.claims.record import ClaimRecord
+from sv_scrapy.core.figures.values import extract_values
 from sv_scrapy.core.page.pagescan import Hit, PageIndex
 from sv_scrapy.core.page.prefilter import PrefilterSettings, Prior, _excerpts, find_value
 from sv_scrapy.core.page.shape import CELL_JOIN, PLAIN, LineShape
@@ -216,8 +217,11 @@ def _found(words: Sequence[str], text: str) -> set[int]:
 
 
 def _own_label(own: str, words: Sequence[str]) -> bool:
-    """Whether a context names something with words of its own (not the claim's, not function words)."""
+    """Whether a context names something with words of its own: not the claim's, not function words,
+    not a figure's own words (a currency code, a month: "KRW 10,320", "January 1, 2026")."""
     stems = tuple(w[:4] for w in words)
+    for value in reversed(extract_values(own)):
+        own = own[: value.pos] + " " + own[value.end :]
     return any(w.lower() not in STOPWORDS and not w.lower().startswith(stems) for w in _LETTERS.findall(own))
 
 
