@@ -62,6 +62,8 @@ def start_text(text: str, figure: str, at: int | None = None) -> str | None:
 
     >>> start_text("VAT | 3.5 %\\nForeign-buyer surcharge | 3.5 % of the price", "3.5 %", 38)
     '3.5 % of'
+    >>> start_text("The policy rate stays at 2.50%.", "2.50", 25)
+    '2.50%'
     """
     pos = find_figure(text, figure, at)
     if pos < 0:
@@ -85,7 +87,8 @@ def start_text(text: str, figure: str, at: int | None = None) -> str | None:
             right = after.pop(0).end()
         if before and _occurrences(text, _SPACES.sub(" ", text[left:right]).strip()) > 1:
             left = before.pop().start()  # … the words before it what it is ("surcharge: 3.5 %")
-    return candidate.strip(" |") or None
+    # a sentence's last word keeps no full stop or comma of its own: "2.50 %." is found as "2.50 %"
+    return candidate.strip(" |").rstrip(".,;:") or None
 
 
 def fragment_link(url: str, text: str, figure: str, at: int | None = None, pdf: bool = False) -> str | None:
