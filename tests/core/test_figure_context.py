@@ -156,11 +156,18 @@ def test_a_pdf_label_one_line_above_the_figure() -> None:
     assert judged("Registration licence tax KRW 15,000", text)[0] is False  # the fee's line, under its own label
 
 
-def test_the_decoy_row_is_the_second_excerpt_and_the_right_row_ranks_first() -> None:
+def test_a_figure_also_in_the_claims_own_row_is_true_and_leads_the_excerpts() -> None:
     html = page("<table><tr><th>Duty</th><th>Rate</th></tr><tr><td>VAT on the agent's fee</td><td>3.5 %</td></tr>"
                 "<tr><td>Foreign-buyer surcharge</td><td>3.5 %</td></tr></table>")
     match, excerpts = judged_html("Foreign-buyer surcharge: 3.5 %", html)
     assert match is True
+    read = html_reading(html)
+    values = [v.as_dict() for v in extract_values("Foreign-buyer surcharge: 3.5 %")]
+    claim: Any = {"claim_text": "Foreign-buyer surcharge: 3.5 %", "values": values, "source_url": URL}
+    index = PageIndex(read.text)
+    prior = prior_for_text(values, read.text, (), SETTINGS, index)
+    best = order_by_context(claim, read.text, index, prior, SETTINGS, read.shapes, "en")[2]
+    assert best is not None and read.text[: best.start].endswith("Foreign-buyer surcharge | ")
 
 
 def test_the_claims_words_leave_out_the_cited_hosts_names() -> None:
