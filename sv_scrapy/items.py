@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome, Reading
+from sv_scrapy.core.page.shape import LineShape
 
 
 @dataclass
@@ -28,6 +29,7 @@ class PageItem:
     kind: str = ""  # html | text | pdf | binary
     lang: str = ""  # the page's language as it declares it (Content-Language, <html lang>): a matching hint
     text: str = ""
+    shapes: tuple[LineShape, ...] = ()  # an HTML page: where each line of ``text`` stands (core.page.shape)
     text_method: str = ""  # html | text | pdf:pypdfium2 | pdf:pdfminer | ocr
     charset: str = ""  # the encoding an HTML/text body was read in (core.page.charset)
     charset_source: str = ""  # bom | header | meta | detected | default | fallback:…
@@ -53,4 +55,5 @@ class PageItem:
     def reading(self) -> Reading:
         return Reading(kind=self.kind, text=self.text, text_method=self.text_method, lang=self.lang, pdf=self.pdf,
                        note=self.read_note, ocr=self.ocr, content_hash=self.content_hash, restored=self.restored,
-                       charset=self.charset, charset_source=self.charset_source, frames=tuple(self.frames))
+                       charset=self.charset, charset_source=self.charset_source, frames=tuple(self.frames),
+                       shapes=self.shapes)

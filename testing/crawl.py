@@ -107,3 +107,17 @@ def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: d
     seconds = time.monotonic() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return CrawlResult(proc.returncode, proc.stdout, proc.stderr, seconds, max(peak, before) / 1024, output)
+
+
+def crawl_demo(folder: Path) -> CrawlResult:
+    """The demo's audit (examples/corpus against examples/site on the mock web) into ``folder``/out,
+    with the test config (eur-lex's Crawl-delay of 10 s, which the demo shows, left out)."""
+    from testing.mockweb import MockWeb, Route
+    from testing.mockweb.site import load_site
+
+    config = make_config(folder / "config", liveness=FAST_ANY_HOST)
+    with MockWeb() as web:
+        load_site(web, PROJECT_DIR / "examples" / "site")
+        web.route("https://eur-lex.europa.eu/robots.txt", Route(body="User-agent: *\n", content_type="text/plain"))
+        return crawl("audit", corpus=PROJECT_DIR / "examples" / "corpus", config=config, output=folder / "out",
+                     proxy_env=web.env())

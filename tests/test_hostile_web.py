@@ -90,8 +90,10 @@ CASES.update({
 GAP = "</p>" + FILLER * 2 + "<p>"
 CASES.update({
     "decoy": ("Foreign-buyer surcharge 3.5 % ([a]({url}))", "https://decoy.case.gov.sg/stamp",
+              # the page's heading holds a word of the claim's: it lends none to the VAT sentence below it
               Route(body=page(f"VAT 3.5 % on services applies to every supplier.{GAP}"
-                              "The foreign-buyer surcharge is 4 % of the price."))),
+                              "The foreign-buyer surcharge is 4 % of the price.",
+                              title="Guidance for non-resident buyers"))),
     "context": ("Foreign-buyer surcharge 3.5 % ([a]({url}))", "https://context.case.gov.sg/stamp",
                 Route(body=page(f"VAT 3.5 % on services applies to every supplier.{GAP}"
                                 "The foreign-buyer surcharge is 3.5 % of the price."))),

@@ -8,11 +8,7 @@ from pathlib import Path
 import pytest
 
 from sv_scrapy.ops.screenshot import CHROMIUM, non_blank, screenshot
-from testing.crawl import FAST_ANY_HOST, crawl, make_config
-from testing.mockweb import MockWeb, Route
-from testing.mockweb.site import load_site
-
-from .conftest import PROJECT_DIR
+from testing.crawl import crawl_demo
 
 pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"Debian's Chromium ({CHROMIUM}) not installed")
 
@@ -25,13 +21,7 @@ def test_a_blank_page_is_told_apart(tmp_path: Path) -> None:
 
 
 def test_screenshot_of_the_demo_report(tmp_path: Path) -> None:
-    config = make_config(tmp_path / "config", liveness=FAST_ANY_HOST)
-    with MockWeb() as web:
-        load_site(web, PROJECT_DIR / "examples" / "site")
-        # the sample site's eur-lex asks for Crawl-delay: 10 (the demo shows it); this test is about the report
-        web.route("https://eur-lex.europa.eu/robots.txt", Route(body="User-agent: *\n", content_type="text/plain"))
-        result = crawl("audit", corpus=PROJECT_DIR / "examples" / "corpus", config=config, output=tmp_path / "out",
-                       proxy_env=web.env())
+    result = crawl_demo(tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     png = tmp_path / "report.png"
     screenshot(tmp_path / "out" / "audit" / "report.html", png)

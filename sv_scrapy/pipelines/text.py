@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 
 from sv_scrapy.core.page.pdf import is_pdf
-from sv_scrapy.core.page.text import decode_body, html_lang, html_to_text
+from sv_scrapy.core.page.text import decode_body, html_lang, html_reading
 from sv_scrapy.runtime import config_of
 
 if TYPE_CHECKING:
@@ -55,7 +55,11 @@ class TextPipeline:
             read = decode_body(body, fetched.content_type or None, truncated=fetched.truncated)
             decoded = read.text
             page["charset"], page["charset_source"] = read.encoding, read.source
-            page["text"] = html_to_text(decoded) if kind == "html" else decoded
+            if kind == "html":  # the text and where each line stands (a figure's context: core.page.context)
+                shaped = html_reading(decoded)
+                page["text"], page["shapes"] = shaped.text, shaped.shapes
+            else:
+                page["text"] = decoded
             if kind == "html" and not page["lang"]:
                 page["lang"] = html_lang(decoded)
             page["text_method"] = kind

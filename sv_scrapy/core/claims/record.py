@@ -47,6 +47,7 @@ class ClaimRecord(TypedDict, total=False):
     rendered: bool
     soft_404: bool
     context_match: bool | None
+    figure_link: str | None  # the page's URL landing on the figure (core.page.textfragment)
     found_linked: dict[str, str] | None  # one hop: {url, excerpt}
     charset: str | None
     charset_source: str | None

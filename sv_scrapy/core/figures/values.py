@@ -283,6 +283,14 @@ def _reads_as_year(number: str, m: re.Match[str]) -> bool:
     return len(re.findall(rf"(?<![\d.,]){number}(?![\d.,]\d)", window)) > 1
 
 
+_HIJRI_ERA = re.compile(r"\s?(?:AH|A\.H\.|H|هـ)(?![^\W\d_])")  # the Islamic calendar's era after a year
+
+
+def _hijri_year(ident: str, m: re.Match[str]) -> bool:
+    """"AML Law 1439 AH": a year of the Hijri calendar names the law, as "Act 1993" does; not an id."""
+    return ident.isdigit() and 1300 <= int(ident) <= 1500 and bool(_HIJRI_ERA.match(m.string, m.end()))
+
+
 def _statute(m: re.Match[str]) -> Value | None:
     keyword = m.group("kw").lower()
     ident = m.group("id").rstrip(".,;:")
@@ -294,7 +302,7 @@ def _statute(m: re.Match[str]) -> Value | None:
     needles = sorted({ident, *(d for d in digits if len(d) >= 2)}, key=len, reverse=True)
     # "Act 1993": the year names the statute; landing pages rarely restate it. Only a lone
     # number that reads as a year: "Ley 2068/2020" and "Law 2090" are ids
-    salient = not (len(digits) == 1 and _reads_as_year(digits[0], m))
+    salient = not (len(digits) == 1 and (_reads_as_year(digits[0], m) or _hijri_year(ident, m)))
     return Value("statute", f"{m.group('kw')} {ident}".strip(), ident, needles, salient)
 
 

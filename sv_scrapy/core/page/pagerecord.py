@@ -20,7 +20,7 @@ from sv_scrapy.core.page.context import order_by_context
 from sv_scrapy.core.page.fetchstatus import BINARY, DEAD, EXCLUDED, OK, ROBOTS, UNAVAILABLE, challenge_reason, status_outcome
 from sv_scrapy.core.page.ocr import ocr_digits, ocr_prior
 from sv_scrapy.core.page.outlinks import name_frames
-from sv_scrapy.core.page.pagescan import PageIndex
+from sv_scrapy.core.page.pagescan import Hit, PageIndex
 from sv_scrapy.core.page.prefilter import (
     PDF_NO_TEXT,
     SOURCE_BINARY,
@@ -32,9 +32,11 @@ from sv_scrapy.core.page.prefilter import (
     prior_for_text,
     prior_without_text,
 )
+from sv_scrapy.core.page.shape import LineShape
 from sv_scrapy.core.page.soft404 import NOTE as SOFT_404_NOTE
 from sv_scrapy.core.page.soft404 import soft_404
 from sv_scrapy.core.page.subject import needs_words, page_words
+from sv_scrapy.core.page.textfragment import fragment_link
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS
 
 # the claim record: the seed's fields first (copied from the claim), then what a reviewer also wants
@@ -94,6 +96,7 @@ class Reading:
     charset: str = ""  # the encoding the body was read in ("" when it was not read as text)
     charset_source: str = ""  # who said so (core.page.charset.Decoded.source)
     frames: tuple[tuple[str, str], ...] = ()  # (URL, text) of the frames whose text follows the page's
+    shapes: tuple[LineShape, ...] = ()  # an HTML page: where each line of its own text stands (core.page.shape)
 
 
 @dataclass(frozen=True)
@@ -286,10 +289,12 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[ClaimRecor
             prior = Prior(TOKENS_ABSENT, missing_tokens=[str(v["raw"]) for v in claim["values"] if v.get("salient")],
                           note=SOFT_404_NOTE)
         priors.append(prior.prior)
-        context_match = None
+        context_match, best, link = None, None, None
         if index is not None and prior.matched_tokens and not is_soft_404:
-            excerpts, context_match = order_by_context(claim, text, index, prior, rules.prefilter)
+            excerpts, context_match, best = order_by_context(claim, text, index, prior, rules.prefilter,
+                                                             reading.shapes, reading.lang, fetched.title)
             prior = replace(prior, excerpts=excerpts)
+            link = _figure_link(final, text, prior, best, reading.kind == "pdf")
         record = claim_record(claim, status, prior, note)
         if reading.frames:
             record["excerpts"] = name_frames(record["excerpts"], text[:_main_length(text, reading.frames)],
@@ -299,7 +304,8 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[ClaimRecor
                        "content_hash": reading.content_hash, "fetched_at": fetched.fetched_at,
                        "rendered": fetched.rendered, "charset": reading.charset or None,
                        "charset_source": reading.charset_source or None, "frames": [url for url, _ in reading.frames],
-                       "found_linked": None, "soft_404": is_soft_404, "context_match": context_match})
+                       "found_linked": None, "soft_404": is_soft_404, "context_match": context_match,
+                       "figure_link": link})
         if previous is not None:
             assert state is not None
             # the confirmed baseline: what a review's page-change expiry compares (``audit.reviews``)
@@ -314,6 +320,15 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[ClaimRecor
             record.update({"page_excerpt": words.excerpt, "page_hint": words.hint})
         records.append(record)
     return PageOutcome(status, note, records, raw_status, tuple(priors), state, changed, streak)
+
+
+def _figure_link(url: str, text: str, prior: Prior, best: Hit | None, pdf: bool) -> str | None:
+    """The link that lands on the figure the first excerpt shows (``core.page.textfragment``)."""
+    if best is not None:
+        return fragment_link(url, text, text[best.start : best.end], best.start, pdf)
+    written = next((prior.found_as[raw] for raw in [*prior.strong_matched, *prior.matched_tokens]
+                    if prior.found_as.get(raw)), "")
+    return fragment_link(url, text, written, None, pdf) if written else None
 
 
 def _main_length(text: str, frames: Sequence[tuple[str, str]]) -> int:
@@ -333,7 +348,7 @@ def claim_record(claim: ClaimRecord, fetch_status: str, prior: Prior, note: str 
                    "missing_tokens": prior.missing_tokens, "excerpts": prior.excerpts, "found_as": prior.found_as,
                    "note": prior.note or note, "file": claim.get("file", ""),
                    # issue #19's fields, on every record (page_records fills them for a page that was read)
-                   "soft_404": False, "context_match": None, "found_linked": None, "charset": None})
+                   "soft_404": False, "context_match": None, "found_linked": None, "charset": None, "figure_link": None})
     return record
 
 

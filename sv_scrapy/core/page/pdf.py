@@ -49,7 +49,8 @@ def _pypdfium2(data: bytes, max_pages: int) -> PdfText:
             finally:
                 textpage.close()
                 page.close()
-        return PdfText("\n".join(chunks).replace("\r\n", "\n").replace("\r", "\n"), "pypdfium2", count)
+        # a form feed opens each page after the first, as pdfminer writes them: a link can name the page
+        return PdfText("\n\f".join(chunks).replace("\r\n", "\n").replace("\r", "\n"), "pypdfium2", count)
     finally:
         doc.close()
 

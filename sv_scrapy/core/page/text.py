@@ -21,11 +21,13 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from dataclasses import dataclass
 
 import lxml.etree
 import lxml.html
 
 from sv_scrapy.core.page.charset import Decoded, decode_page
+from sv_scrapy.core.page.shape import PLAIN, LineShape
 
 _DROP_TAGS = frozenset(
     {"script", "style", "template", "noscript", "svg", "head", "iframe", "object", "embed", "canvas", "math"}
@@ -85,24 +87,105 @@ def _is_hidden(el: lxml.html.HtmlElement) -> bool:
     return bool(style and _HIDDEN_STYLE_RE.search(style))
 
 
-def _walk(el: lxml.html.HtmlElement, out: list[str]) -> None:
+_MARK = "\x00"  # a line's shape id follows it in the walk's output (NUL never stays in page text)
+_MARK_RE = re.compile(r"\x00(\d+)\x00")
+_FOOTNOTE_RE = re.compile(r"foot-?note|\bfn\b|\bnotes?\b", re.IGNORECASE)
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def _plain(el: lxml.html.HtmlElement) -> str:
+    return _SPACES_RE.sub(" ", el.text_content()).strip()
+
+
+class _Shapes:
+    """The shapes met during one walk, and each table's caption and column headers."""
+
+    def __init__(self) -> None:
+        self.shapes: list[LineShape] = [PLAIN]
+        self._tables: dict[int, tuple[str, tuple[str, ...], object]] = {}
+
+    def add(self, shape: LineShape) -> int:
+        self.shapes.append(shape)
+        return len(self.shapes) - 1
+
+    def _table(self, table: lxml.html.HtmlElement) -> tuple[str, tuple[str, ...], object]:
+        key = id(table)
+        if key not in self._tables:
+            caption = next((_plain(c) for c in table.iter("caption")), "")
+            rows = list(table.iter("tr"))
+            head = next((r for r in rows if r.getparent() is not None and r.getparent().tag == "thead"), None)
+            if head is None and rows and all(c.tag == "th" for c in _cells(rows[0])) and _cells(rows[0]):
+                head = rows[0]
+            columns: list[str] = []
+            for cell in _cells(head) if head is not None else []:
+                span = int(cell.get("colspan", "1")) if cell.get("colspan", "1").isdigit() else 1
+                columns.extend([_plain(cell)] * max(1, min(span, 50)))
+            self._tables[key] = (caption, tuple(columns), head)
+        return self._tables[key]
+
+    def shape_of(self, el: lxml.html.HtmlElement, tag: str) -> LineShape | None:
+        """The shape ``el`` gives the lines it holds (None: it keeps its parent's)."""
+        if tag in _HEADINGS:
+            return LineShape(tag)
+        if tag == "tr":
+            table = next(el.iterancestors("table"), None)
+            if table is None:
+                return None
+            caption, columns, head = self._table(table)
+            if el is head:
+                return LineShape("head", caption=caption)
+            cells = _cells(el)
+            named = [_plain(c) for c in cells if c.tag == "th"]
+            row_header = " ".join(named) if named else (_plain(cells[0]) if cells else "")
+            return LineShape("row", columns, row_header, caption)
+        if tag in ("dt", "li", "caption"):
+            return LineShape(tag)
+        if tag == "dd":
+            dt = next((s for s in el.itersiblings(preceding=True) if s.tag == "dt"), None)
+            return LineShape("dd", row_header=_plain(dt) if dt is not None else "")
+        marks = " ".join(filter(None, (el.get("class"), el.get("id"), el.get("role"))))
+        if tag in ("footer", "aside") or (marks and _FOOTNOTE_RE.search(marks)):
+            return LineShape("note")
+        return None
+
+
+def _cells(row: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
+    return [c for c in row if isinstance(c.tag, str) and c.tag in _CELL_TAGS]
+
+
+def _walk(el: lxml.html.HtmlElement, out: list[str], shapes: _Shapes | None = None, current: int = 0) -> None:
     tag = el.tag if isinstance(el.tag, str) else ""
     if not tag or tag in _DROP_TAGS or _is_hidden(el):  # comments/PIs have a non-str tag
         if el.tail:
-            out.append(el.tail)
+            out.append(el.tail.replace(_MARK, ""))
         return
+    inner = current
     if tag in _BLOCK_TAGS or tag == "br":
         out.append("\n")
+        if shapes is not None and tag != "br":
+            shape = shapes.shape_of(el, tag)
+            inner = shapes.add(shape) if shape is not None else current
+            out.append(f"{_MARK}{inner}{_MARK}")
     elif tag in _CELL_TAGS:
         out.append(" | ")
     if el.text:
-        out.append(el.text)
+        out.append(el.text.replace(_MARK, ""))
     for child in el:
-        _walk(child, out)
+        _walk(child, out, shapes, inner)
     if tag in _BLOCK_TAGS:
         out.append("\n")
+        if shapes is not None:
+            out.append(f"{_MARK}{current}{_MARK}")
     if el.tail:
-        out.append(el.tail)
+        out.append(el.tail.replace(_MARK, ""))
+
+
+@dataclass(frozen=True)
+class ShapedText:
+    """A page's visible text and, line by line, where each line stands (``core.page.shape``)."""
+
+    text: str
+    shapes: tuple[LineShape, ...] = ()
 
 
 def html_to_text(html: str) -> str:
@@ -111,22 +194,44 @@ def html_to_text(html: str) -> str:
     >>> html_to_text("<p>Taux&nbsp;: <b>5,81 %</b></p><script>x=1</script><table><tr><th>A</th><td>B</td></tr></table>")
     'Taux\\xa0: 5,81 %\\nA | B'
     """
+    return _read(html, None).text
+
+
+def html_reading(html: str) -> ShapedText:
+    """``html_to_text``'s text with one ``LineShape`` per line of it.
+
+    >>> got = html_reading("<h1>Wage</h1><dl><dt>Hourly</dt><dd>KRW 10,320</dd></dl>")
+    >>> got.text, [(s.kind, s.row_header) for s in got.shapes]
+    ('Wage\\nHourly\\nKRW 10,320', [('h1', ''), ('dt', ''), ('dd', 'Hourly')])
+    """
+    return _read(html, _Shapes())
+
+
+def _read(html: str, shapes: _Shapes | None) -> ShapedText:
     data = _XML_DECL_RE.sub(b"", html.encode("utf-8", "surrogatepass"))
     if not data.strip():
-        return ""
+        return ShapedText("")
     parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
     try:
         root = lxml.html.document_fromstring(data, parser=parser)
     except (lxml.etree.ParserError, ValueError):
-        return ""
+        return ShapedText("")
     parts: list[str] = []
-    _walk(root, parts)
-    lines = []
+    _walk(root, parts, shapes)
+    lines: list[str] = []
+    kept: list[LineShape] = []
+    current = 0
     for raw_line in "".join(parts).split("\n"):
+        marks = _MARK_RE.findall(raw_line)
+        if marks:
+            current = int(marks[-1])
+            raw_line = _MARK_RE.sub("", raw_line)
         line = _SPACES_RE.sub(" ", raw_line).strip(" |")
         if line.strip():
             lines.append(line.strip())
-    return "\n".join(lines)
+            if shapes is not None:
+                kept.append(shapes.shapes[current])
+    return ShapedText("\n".join(lines), tuple(kept))
 
 
 def html_title(html: str) -> str:

@@ -17,6 +17,7 @@ from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.escape import h, safe_href
 from sv_scrapy.core.page.prefilter import PRIORS
 from sv_scrapy.core.report.claimtext import claim_html
+from sv_scrapy.core.report.fragment import item_link
 from sv_scrapy.core.report.notes import html_note
 from sv_scrapy.core.report.reviewed import (
     group_command,
@@ -44,6 +45,14 @@ summary{cursor:pointer;font-weight:600}h3{margin-top:1.4em}"""
 def _link(url: str) -> str:
     href = safe_href(url)
     return f'<a href="{href}" rel="noopener noreferrer nofollow">{h(url, 120)}</a>' if href else h(url, 120)
+
+
+def _page(item: ClaimRecord) -> str:
+    """The page's plain link and, beside it, the link that lands on the figure the excerpt shows."""
+    plain = _link(item.get("final_url") or item["source_url"])
+    href = safe_href(item_link(item) or "")
+    return (f'{plain}<br><a href="{href}" rel="noopener noreferrer nofollow" class="figure">↪ at the figure</a>'
+            if href else plain)
 
 
 def _where(item: ClaimRecord) -> str:
@@ -128,7 +137,7 @@ def _changed(items: Sequence[ClaimRecord]) -> str:
             + (f"<br><small>change seen {h(str(i['changed_at'])[:10])}</small>" if i.get("changed_at") else ""),
             f'<span class="old">{h(old[0], 240)}</span>' if old else "<em>(no excerpt)</em>",
             _now(i) + (f"<br><small>{diff}</small>" if diff else "") + html_verdict(i),
-            _hint(i), _link(i.get("final_url") or i["source_url"]), html_cmd(item_command(i)),
+            _hint(i), _page(i), html_cmd(item_command(i)),
         ])
     return _table(rows, ["where", "claim", "last verified", "before", "now", "hint", "page", "review"])
 
@@ -192,7 +201,7 @@ def _backlog(items: Sequence[ClaimRecord], listed: set[str], linter_rows: Sequen
     out = ["<h2>Standing backlog</h2>", "<p><small>Not new this audit; most urgent first (stale marker, never verified, "
            "stamp age, statute or money).</small></p>",
            _details("TOKENS_ABSENT", _table([[_where(i), claim_html(i, 160), _now(i) + html_verdict(i), _hint(i),
-                                              _link(i.get("final_url") or i["source_url"]), html_cmd(item_command(i))]
+                                              _page(i), html_cmd(item_command(i))]
                                              for i in top(b["tokens_absent"], everything)],
                                             ["where", "claim", "now", "hint", "page read", "review"]),
                     len(b["tokens_absent"])),
@@ -204,7 +213,7 @@ def _backlog(items: Sequence[ClaimRecord], listed: set[str], linter_rows: Sequen
                             for reason, rows in b["unavailable"].items()], ["reason", "claims", "where", "review"]),
                     sum(len(r) for r in b["unavailable"].values())),
            _details("Figure found, other context (TOKENS_PRESENT, but never among the claim's words)",
-                    _table([[_where(i), claim_html(i, 160), _now_excerpt(i), _link(i.get("final_url") or i["source_url"])]
+                    _table([[_where(i), claim_html(i, 160), _now_excerpt(i), _page(i)]
                             for i in top(b["other_context"], everything)], ["where", "claim", "first excerpt", "page"]),
                     len(b["other_context"])),
            _details("PDF_NO_TEXT", _table([[_where(i), _link(i["source_url"]), html_cmd(item_command(i))]

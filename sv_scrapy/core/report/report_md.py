@@ -21,6 +21,7 @@ from sv_scrapy.core.audit.stats import buckets, linked_note, reason_group, run_n
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.escape import md, md_code, md_inline, md_text
 from sv_scrapy.core.report.claimtext import claim_md
+from sv_scrapy.core.report.fragment import item_link
 from sv_scrapy.core.report.issuecut import GITHUB_ISSUE_LIMIT, Section, fit, join
 from sv_scrapy.core.report.notes import md_note
 from sv_scrapy.core.report.reviewed import (
@@ -45,6 +46,13 @@ TOP_N = 15
 
 def md_url(url: str) -> str:
     return f"<{url}>" if re.fullmatch(r"https?://[^\s<>|`]+", url) else md(url)
+
+
+def md_page(item: ClaimRecord) -> str:
+    """The page's plain link and, beside it, the link that lands on the figure the excerpt shows."""
+    plain = md_url(item.get("final_url") or item["source_url"])
+    link = item_link(item) or ""
+    return f"{plain} · [↪ at the figure]({link})" if _SAFE_URL.fullmatch(link) else plain
 
 
 def where(item: ClaimRecord) -> str:
@@ -78,7 +86,7 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], title: str, empty
 def claim_block(item: ClaimRecord) -> str:
     """One absent or changed claim: where, the claim, before → now in the page's words, the hint."""
     lines = [f"- {where(item)} — {claim_md(item)}"]
-    facts = [f"page {md_url(item.get('final_url') or item['source_url'])}", f"last verified {_stamp(item)}"]
+    facts = [f"page {md_page(item)}", f"last verified {_stamp(item)}"]
     if item.get("changed_at"):
         facts.append(f"change first seen {md_text(str(item['changed_at'])[:10])}")
     if item.get("previous_prior") and item.get("previous_prior") != item.get("prior"):
@@ -200,7 +208,7 @@ def _backlog(items: Sequence[ClaimRecord], listed: set[str], linter_rows: Sequen
     if other:
         out.append(_table(["where", "claim", "first excerpt", "page"],
                           [[where(i), claim_md(i, 140), _quote(str((i.get("excerpts") or [""])[0])[:240]),
-                            md_url(i.get("final_url") or i["source_url"])] for i in top(other, top_n)],
+                            md_page(i)] for i in top(other, top_n)],
                           f"### Figure found, other context — {len(other)} (the figure stands on the page, but never "
                           "among the claim's words: `TOKENS_PRESENT` still)"))
     scans = b["pdf_no_text"]
