@@ -92,3 +92,12 @@ def test_the_worklist_summary_never_starts_a_line_with_a_claims_words() -> None:
     hostile = {**item(prior="TOKENS_ABSENT", claim_text="::error file=x,line=1::spoof"), "id": "fr:7:x", "scope": "fr"}
     lines = summary_lines(worklist_stats([hostile]), "worklist.json")  # type: ignore[list-item]
     assert not [line for line in lines if line.strip().startswith("::")]
+
+
+def test_a_row_with_an_excerpt_links_to_the_figure_on_the_page() -> None:
+    # the pull-request summary lands on the figure like the audit's reports (issue: links to the figure)
+    linked = item(matched_tokens=["5.81"], strong_matched=["5.81"], found_as={"5.81": "5.81 %"})
+    table = changes_markdown([linked], [], "origin/main")
+    assert "[↪ at the figure](https://a.gouv.fr/x#:~:text=" in table
+    absent = item(prior="TOKENS_ABSENT", excerpts=[], page_excerpt="")
+    assert "#:~:text=" not in changes_markdown([absent], [], "origin/main")  # nothing on the page to land on

@@ -6,12 +6,16 @@ excerpt) and the figure as the page writes it; the pull-request summary and the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from sv_scrapy.core.page.textfragment import find_figure, fragment_link
 
-__all__ = ["figure_of", "fragment_link", "item_link"]
+__all__ = ["SAFE_MD_URL", "figure_of", "fragment_link", "item_link", "md_figure_link"]
+
+# a URL that can stand in a Markdown link target as it is (no space, bracket, pipe or backtick)
+SAFE_MD_URL = re.compile(r"https?://[^\s<>()\[\]`|\\]+")
 
 
 def figure_of(item: Mapping[str, Any], excerpt: str) -> str:
@@ -39,3 +43,10 @@ def item_link(item: Mapping[str, Any]) -> str | None:
         if figure:
             return fragment_link(url, str(excerpt).strip("…"), figure)
     return None
+
+
+def md_figure_link(item: Mapping[str, Any]) -> str:
+    """The Markdown link that lands on the record's figure ("↪ at the figure"), or "" when there is
+    none or it cannot stand in Markdown unescaped."""
+    link = item_link(item) or ""
+    return f"[↪ at the figure]({link})" if SAFE_MD_URL.fullmatch(link) else ""

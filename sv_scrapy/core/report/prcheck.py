@@ -21,6 +21,7 @@ from typing import Any
 from sv_scrapy.core.escape import command_data, command_property, md_code, md_text
 from sv_scrapy.core.page.fetchstatus import DEAD
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, TOKENS_PRESENT, WEAK_MATCH
+from sv_scrapy.core.report.fragment import md_figure_link
 from sv_scrapy.core.report.issuecut import Section, fit
 
 ERROR, WARNING = "error", "warning"
@@ -99,8 +100,10 @@ def page_says(item: Mapping[str, Any]) -> str:
 
 
 def _row(item: Mapping[str, Any], change: str, says: str, result: str) -> str:
+    link = md_figure_link(item) if says else ""  # lands on the figure the excerpt shows
     return (f"| {md_code(repo_path(item) + ':' + str(item.get('line_no')))} | {change} | "
-            f"{md_text(str(item.get('claim_text', '')), 300)} | {md_text(says, 240)} | {md_text(result)} |")
+            f"{md_text(str(item.get('claim_text', '')), 300)} | {md_text(says, 240)}{' · ' + link if link else ''} | "
+            f"{md_text(result)} |")
 
 
 def changes_sections(items: Sequence[Mapping[str, Any]], removed: Sequence[Mapping[str, Any]], ref: str) -> list[Section]:

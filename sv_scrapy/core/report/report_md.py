@@ -21,7 +21,7 @@ from sv_scrapy.core.audit.stats import buckets, linked_note, reason_group, run_n
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.escape import md, md_code, md_inline, md_text
 from sv_scrapy.core.report.claimtext import claim_md
-from sv_scrapy.core.report.fragment import item_link
+from sv_scrapy.core.report.fragment import SAFE_MD_URL, md_figure_link
 from sv_scrapy.core.report.issuecut import GITHUB_ISSUE_LIMIT, Section, fit, join
 from sv_scrapy.core.report.notes import md_note
 from sv_scrapy.core.report.reviewed import (
@@ -40,7 +40,6 @@ HEADER = (
     "differently; a changed page may have changed elsewhere than the figure; a hint is the nearest figure "
     "of the same kind, not the right one. Nothing was edited and no `Last verified` stamp was touched."
 )
-_SAFE_URL = re.compile(r"https?://[^\s<>()\[\]`|\\]+")
 TOP_N = 15
 
 
@@ -51,15 +50,15 @@ def md_url(url: str) -> str:
 def md_page(item: ClaimRecord) -> str:
     """The page's plain link and, beside it, the link that lands on the figure the excerpt shows."""
     plain = md_url(item.get("final_url") or item["source_url"])
-    link = item_link(item) or ""
-    return f"{plain} · [↪ at the figure]({link})" if _SAFE_URL.fullmatch(link) else plain
+    link = md_figure_link(item)
+    return f"{plain} · {link}" if link else plain
 
 
 def where(item: ClaimRecord) -> str:
     """``scope:line``, linked to the playbook line when a link is known."""
     label = md_code(f"{item['scope']}:{int(item['line_no'])}")
     url = str(item.get("source_line_url") or "")
-    return f"[{label}]({url})" if _SAFE_URL.fullmatch(url) else label
+    return f"[{label}]({url})" if SAFE_MD_URL.fullmatch(url) else label
 
 
 def _stamp(item: ClaimRecord) -> str:
