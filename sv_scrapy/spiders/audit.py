@@ -9,7 +9,6 @@ killed halfway and started again with the same arguments fetches only what was l
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from sv_scrapy.core.claims.linter import lint_corpus
 from sv_scrapy.core.page.pagerecord import Fetched
 from sv_scrapy.crawlstate import Run
 from sv_scrapy.items import PageItem
+from sv_scrapy.registry import env
 from sv_scrapy.runtime import PROJECT_DIR, Runtime, resolve
 from sv_scrapy.spiders.base import ClaimSpider
 
@@ -83,7 +83,7 @@ class AuditSpider(ClaimSpider):
                    (rt.output_dir / "store", "the content store"),
                    (cls.report_dir_for(settings, rt.output_dir, params["ci"]),
                     "the CI report folder (SV_CI_DIR)" if params["ci"] else "the report folder")]
-        github_output = os.environ.get("GITHUB_OUTPUT")
+        github_output = env("GITHUB_OUTPUT")
         if params["ci"] and github_output:
             append_lines(github_output, [], "$GITHUB_OUTPUT")
         return folders

@@ -17,7 +17,6 @@ and :func:`ocr_digits` undoes the usual digit confusions for matching only.
 from __future__ import annotations
 
 import functools
-import os
 import re
 import shutil
 import subprocess
@@ -26,6 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from sv_scrapy.core.environment import child_environment
 from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, Prior
 
 # Tesseract's pack names for CLDR language codes (tesseract names packs by ISO 639-2/T, and
@@ -202,7 +202,7 @@ def installed_languages(command: str) -> tuple[str, ...]:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    return child_environment({"OMP_THREAD_LIMIT": "1"})
 
 
 def parse_tsv(tsv: str) -> tuple[str, list[float]]:
