@@ -40,7 +40,7 @@ demo: install
 
 # report.html of the demo audit, rendered by Debian's Chromium into _local/demo/report.png (checked non-blank)
 screenshot: install
-	$(BIN)/python -m sv_scrapy.ops.screenshot
+	$(BIN)/python tools/screenshot.py
 
 bench: install
 	$(BIN)/python bench/extract.py

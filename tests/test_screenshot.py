@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.ops.screenshot import CHROMIUM, non_blank, screenshot
 from testing.crawl import FAST_ANY_HOST, crawl, make_config
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.site import load_site
+from tools.screenshot import CHROMIUM, non_blank, screenshot
 
 from .conftest import PROJECT_DIR
 

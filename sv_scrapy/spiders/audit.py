@@ -32,7 +32,7 @@ from sv_scrapy.spiders.base import ClaimSpider
 
 class AuditSpider(ClaimSpider):
     name = "audit"
-    # a scalar switch only: a dict here would replace the project's whole dict (STYLE.md)
+    # a scalar switch only: a dict here would replace the project's whole dict (settings.py says why)
     custom_settings: dict[str, Any] | None = {"SV_JOB": "audit"}
     ARGUMENTS = ("country", "ci")
     monitored = True  # the monthly job: heartbeat pings and metrics.prom (sv_scrapy.ops.monitor)

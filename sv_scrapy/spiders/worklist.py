@@ -16,7 +16,7 @@ from sv_scrapy.spiders.base import ClaimSpider
 
 class WorklistSpider(ClaimSpider):
     name = "worklist"
-    # a scalar switch only: a dict here would replace the project's whole dict (STYLE.md)
+    # a scalar switch only: a dict here would replace the project's whole dict (settings.py says why)
     custom_settings: dict[str, Any] | None = {"SV_JOB": "worklist"}
     ARGUMENTS = ("country", "section", "sample", "include_secondary", "seed", "as_of")
 
