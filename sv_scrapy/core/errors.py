@@ -3,6 +3,15 @@ that line and its exit status (2 the user's mistake, 1 a failed run, 75 try late
 
 from __future__ import annotations
 
+# every exit status a command or crawl ends with, and what it promises (the docs' reference
+# reads this table; a status an error class uses must be in it: tests/test_docs.py)
+EXIT_STATUSES: dict[int, str] = {
+    0: "Every promised output was written (findings are in the reports, not in the status).",
+    1: "The run failed: an output could not be written, the crawl broke, or verify was stopped.",
+    2: "The user's mistake: an option, argument, config key or corpus location, named in one line.",
+    75: "Another run holds the output folder's lock (EX_TEMPFAIL): try later.",
+}
+
 
 class SvError(Exception):
     """Base class: a problem the user can fix, reported as one line without a traceback."""

@@ -35,6 +35,10 @@ class AuditSpider(ClaimSpider):
     # a scalar switch only: a dict here would replace the project's whole dict (settings.py says why)
     custom_settings: dict[str, Any] | None = {"SV_JOB": "audit"}
     ARGUMENTS = ("country", "ci")
+    ARGUMENT_DOCS = {  # the docs' reference reads these
+        "country": "One scope: an ISO 3166 alpha-2 code or shared/<path>.",
+        "ci": "1: write the reports under SV_CI_DIR and key=value lines to $GITHUB_OUTPUT.",
+    }
     monitored = True  # the monthly job: heartbeat pings and metrics.prom (sv_scrapy.ops.monitor)
 
     @classmethod
