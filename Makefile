@@ -24,11 +24,12 @@ lint: install
 	$(BIN)/ruff check sv_scrapy testing tests bench tools
 	$(BIN)/mypy
 
-# the docs (docs/, Sphinx + MyST): every warning an error (-nW: a broken reference, an undocumented
-# option, setting or field), nothing fetched; then a check of the internal links only
+# the docs (docs/, Sphinx + MyST), read afresh (-E: the reference comes from the code, not only the
+# pages), every warning an error (-nW: a broken reference, an undocumented option, setting or field),
+# nothing fetched; then a check of the internal links only
 DOCS_OUT := _local/docs
 docs: install
-	$(BIN)/sphinx-build -nW --keep-going -q -b html docs $(DOCS_OUT)/html
+	$(BIN)/sphinx-build -E -nW --keep-going -q -b html docs $(DOCS_OUT)/html
 	$(BIN)/sphinx-build -nW --keep-going -q -b linkcheck -D linkcheck_ignore='https?://.*' docs $(DOCS_OUT)/linkcheck
 
 # two passes, both always run: the suite on 2 workers (pytest-xdist, a file's tests on one worker so that a

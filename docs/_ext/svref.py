@@ -138,6 +138,15 @@ def _cell(value: Cell) -> nodes.entry:
     return entry
 
 
+def prose(text: str) -> nodes.paragraph:
+    """A doc line with its `backticked` spans as literals."""
+    para = nodes.paragraph()
+    for i, part in enumerate(text.split("`")):
+        if part:
+            para += code(part) if i % 2 else nodes.Text(part)
+    return para
+
+
 def code(text: str) -> nodes.literal:
     return nodes.literal(text=text)
 
@@ -173,12 +182,18 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Cell]]) -> nodes.table
     return tab
 
 
-def shown(value: Any) -> str:
+def shown(value: Any, limit: int = 80) -> str:
+    """A default as JSON; a long built-in list or table summed up (its values live in the registry)."""
     if value is None or value == "":
         return "—"
     if isinstance(value, (tuple, frozenset, set)):
         value = list(value)
-    return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    if len(text) <= limit:
+        return text
+    if isinstance(value, list):
+        return f"{len(value)} built-in values ({', '.join(map(str, value[:3]))}, …)"
+    return f"a built-in table of {len(value)} keys ({', '.join(list(value)[:3])}, …; sv_scrapy/registry.py)"
 
 
 class _Directive(SphinxDirective):
@@ -208,7 +223,7 @@ class Commands(_Directive):
                 metavar = action.metavar or ("" if action.nargs == 0 else action.dest.upper())
                 default = "" if action.default in (None, False, argparse.SUPPRESS, [], {}) else action.default
                 rows.append((codes(action.option_strings), str(metavar or ""), shown(default),
-                             str(action.help or "").replace("%%", "%")))
+                             prose(str(action.help or "").replace("%%", "%"))))
             section += table(("option", "value", "default", "what it does"), rows)
             out.append(section)
         return out
@@ -222,7 +237,7 @@ class SpiderArguments(_Directive):
         for spider, (names, docs) in spider_arguments().items():
             out.append(nodes.rubric(text=f"scrapy crawl {spider}"))
             out.append(table(("argument", "what it does"),
-                             [(code(f"-a {n}=…"), docs.get(n, "—")) for n in names]))
+                             [(code(f"-a {n}=…"), prose(docs.get(n, "—"))) for n in names]))
         return out
 
 
@@ -245,7 +260,7 @@ class Registry(_Directive):
             name = nodes.paragraph("", "", code(e.name))
             name["ids"] = [nodes.make_id(f"{source}-{e.name}")]
             default = "required" if e.required else ("ignored" if e.ignored else shown(e.default))
-            rows.append((name, e.kind, default, e.doc))
+            rows.append((name, e.kind, default, prose(e.doc)))
         return [table(("name", "type", "default", "what it does"), rows)]
 
 
@@ -257,7 +272,7 @@ class ClaimRecordFields(_Directive):
         for group, name, kind, doc in record_fields():
             if not doc:
                 self.undocumented(f"ClaimRecord field {name} (a comment on its line in core/claims/record.py)")
-            rows.append((code(name), code(kind), doc, group))
+            rows.append((code(name), code(kind), prose(doc), group))
         return [table(("field", "type", "what it holds", "written by"), rows)]
 
 
