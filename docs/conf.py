@@ -24,7 +24,6 @@ myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 nitpicky = True
 autodoc_typehints = "none"  # the signatures stay readable; the types live in the code
-autodoc_default_options = {"members": False}
 html_theme = "furo"
 html_title = "sv_scrapy"
 html_static_path = ["_static"]

@@ -312,10 +312,26 @@ class Pipelines(_Directive):
         return [nodes.literal_block(text=text)]
 
 
+class Modules(_Directive):
+    """Every module of the package with the first line of its docstring: a layout that cannot drift."""
+
+    def run(self) -> list[nodes.Node]:
+        package = PROJECT_DIR / "sv_scrapy"
+        rows = []
+        for path in sorted(package.rglob("*.py")):
+            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+            name = path.relative_to(package.parent).as_posix()
+            if not doc and path.name != "__init__.py":
+                self.undocumented(f"module {name} (its docstring)")
+            if doc:
+                rows.append((code(name), prose(doc.split("\n\n")[0].replace("\n", " "))))
+        return [table(("module", "what it holds"), rows)]
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     for name, directive in (("sv-commands", Commands), ("sv-spider-arguments", SpiderArguments),
                             ("sv-registry", Registry), ("sv-claim-record", ClaimRecordFields),
                             ("sv-exit-statuses", ExitStatuses), ("sv-metrics", Metrics), ("sv-values", Values),
-                            ("sv-pipelines", Pipelines)):
+                            ("sv-pipelines", Pipelines), ("sv-modules", Modules)):
         app.add_directive(name, directive)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
