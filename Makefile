@@ -21,7 +21,7 @@ system-deps:
 	@tools/install-system-deps.sh
 
 lint: install
-	$(BIN)/ruff check sv_scrapy testing tests bench tools
+	$(BIN)/ruff check sv_scrapy testing tests bench tools docs
 	$(BIN)/mypy
 
 # the docs (docs/, Sphinx + MyST), read afresh (-E: the reference comes from the code, not only the

@@ -9,6 +9,7 @@ EXIT_STATUSES: dict[int, str] = {
     0: "Every promised output was written (findings are in the reports, not in the status).",
     1: "The run failed: an output could not be written, the crawl broke, or verify was stopped.",
     2: "The user's mistake: an option, argument, config key or corpus location, named in one line.",
+    3: "The change checked by `-a changed_since` has failing findings (a changed claim's page lacks its figure).",
     75: "Another run holds the output folder's lock (EX_TEMPFAIL): try later.",
 }
 
