@@ -151,7 +151,8 @@ ENTRIES: tuple[Entry, ...] = (
              "The download handler behind the paced handler; set by the add-on (never set by hand)."),
     _setting("USER_AGENT", "string", None, "Derived by the add-on from global.user_agent; read by the renderer."),
     _setting("ROBOTSTXT_USER_AGENT", "string", None, "The agent robots.txt rules are matched for (default USER_AGENT)."),
-    _setting("AUTOTHROTTLE_START_DELAY", "seconds", 0.0, "The paced handler's first latency-based delay."),
+    _setting("AUTOTHROTTLE_START_DELAY", "seconds", 0.0,
+             "The paced handler's first latency-based delay; the add-on sets global.default_per_host_interval_ms."),
     _setting("AUTOTHROTTLE_MAX_DELAY", "seconds", 60.0, "The paced handler's longest latency-based delay."),
     _setting("AUTOTHROTTLE_TARGET_CONCURRENCY", "number", 1.0, "Requests in flight per host the paced handler aims at."),
     _setting("LOG_FILE", "path", None, "Scrapy's log file; unset, a quiet command logs to SV_OUTPUT_DIR/logs/."),
@@ -344,3 +345,8 @@ def setting_from_env(name: str) -> str:
 
 # what a report's links are made of (core/report/sourcelinks.py reads them from this mapping)
 LINK_VARIABLES = ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA", "SV_CORPUS_REPOSITORY", "SV_CORPUS_COMMIT")
+
+
+def setting_default(name: str) -> Any:
+    """A Scrapy setting's registered default, for ``settings.get*(name, setting_default(name))``."""
+    return entry(SETTING, name).default
