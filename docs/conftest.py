@@ -1,8 +1,9 @@
 """Run the docs' runnable examples in the suite, the way Scrapy's docs/conftest.py does (Sybil).
 
-Runnable is marked by the block's language: a ```console block (``$ `` lines are commands, the
-lines after one must each appear in its output) and a ```pycon block (a Python session, checked as
-a doctest). Blocks in bash, shell, python or text are shown, not run. Each page runs in a fresh
+A page opts in with the comment line ``RUNNABLE`` below; in such a page a ```console block runs
+(``$ `` lines are commands, the lines after one must each appear in its output) and so does a
+```pycon block (a Python session, checked as a doctest). Pages without the line, and blocks in
+bash, shell, python or text, are shown, not run. Each page runs in a fresh
 copy of this checkout (the virtualenv linked, not copied), so the tutorial's `make demo` writes
 under the copy's `_local/`, never this checkout's.
 """
@@ -23,6 +24,9 @@ from sybil.parsers.myst import CodeBlockParser
 DOCS_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = DOCS_DIR.parent
 collect_ignore = ["conf.py", "_ext"]  # Sphinx's, not examples (pytest runs --doctest-modules)
+RUNNABLE = "% runnable: docs/conftest.py runs this page's console and pycon blocks"
+_NOT_RUNNABLE = [p.relative_to(DOCS_DIR).as_posix() for p in sorted(DOCS_DIR.rglob("*.md"))
+                 if RUNNABLE not in p.read_text(encoding="utf-8")]
 _LEFT_OUT = shutil.ignore_patterns(".git", ".venv", "_local", "_ci", ".mypy_cache", ".ruff_cache", ".pytest_cache",
                                    "__pycache__", "docs")
 
@@ -85,7 +89,9 @@ def run_pycon(example: Example) -> str | None:
 
 pytest_collect_file = Sybil(
     parsers=[CodeBlockParser("console", run_console), CodeBlockParser("pycon", run_pycon)],
+    path=str(DOCS_DIR),
     patterns=["*.md", "**/*.md"],
+    excludes=_NOT_RUNNABLE,
     setup=_setup,
     teardown=_teardown,
 ).pytest()
