@@ -63,7 +63,7 @@ class ClaimRecord(TypedDict, total=False):
     # what the finished audit adds (core.report.auditdoc.enrich, core.audit.news, reviews, archive)
     previous_prior: str | None  # the prior of the previous audit
     transition: str | None  # news since the previous audit: vanished, appeared, ...
-    transition_pending: str | None  # a change seen once, confirmed by the next audit
+    transition_pending: str | None  # a transition seen once on an unsettled page (the next audit settles it)
     page_excerpt: str  # the page's words on the claim's subject (an absent figure)
     page_hint: str  # what the page seems to say instead
     source_line_url: str | None  # a link to the claim's line (report.source_url_template)
