@@ -109,3 +109,13 @@ def test_a_record_field_without_its_comment_fails_the_build(tmp_path: Path) -> N
 
 def test_every_status_an_error_ends_with_has_its_meaning() -> None:
     assert all(meaning for _, meaning, _ in svref.exit_statuses())
+
+
+def test_every_module_with_docstring_roles_is_autodocumented() -> None:
+    """A role resolves (or fails the -n build) only where autodoc renders its docstring."""
+    api = (DOCS / "reference" / "api.md").read_text(encoding="utf-8")
+    package = PROJECT_DIR / "sv_scrapy"
+    with_roles = [".".join(p.relative_to(PROJECT_DIR).with_suffix("").parts) for p in sorted(package.rglob("*.py"))
+                  if re.search(r":(func|class|data|meth|attr|mod):`", p.read_text(encoding="utf-8"))]
+    assert with_roles
+    assert [m for m in with_roles if f".. automodule:: {m}\n" not in api] == []
