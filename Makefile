@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEPS_STAMP := $(VENV)/.deps-stamp
 
-.PHONY: install system-deps lint test demo screenshot bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
+.PHONY: install system-deps lint docs test demo screenshot bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
 
 install: $(DEPS_STAMP) system-deps
 
@@ -13,7 +13,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # reinstall only when a requirements file changed
-$(DEPS_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
+$(DEPS_STAMP): requirements.txt requirements-dev.txt requirements-docs.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
@@ -21,12 +21,20 @@ system-deps:
 	@tools/install-system-deps.sh
 
 lint: install
-	$(BIN)/ruff check sv_scrapy testing tests bench tools
+	$(BIN)/ruff check sv_scrapy testing tests bench tools docs
 	$(BIN)/mypy
+
+# the docs (docs/, Sphinx + MyST), read afresh (-E: the reference comes from the code, not only the
+# pages), every warning an error (-nW: a broken reference, an undocumented option, setting or field),
+# nothing fetched; then a check of the internal links only
+DOCS_OUT := _local/docs
+docs: install
+	$(BIN)/sphinx-build -E -nW --keep-going -q -b html docs $(DOCS_OUT)/html
+	$(BIN)/sphinx-build -nW --keep-going -q -b linkcheck -D linkcheck_ignore='https?://.*' docs $(DOCS_OUT)/linkcheck
 
 # two passes, both always run: the suite on 2 workers (pytest-xdist, a file's tests on one worker so that a
 # module's fixtures run once), then the tests that judge timing (marker `pacing`) alone on the machine
-test: install lint
+test: install lint docs
 	status=0; \
 	$(BIN)/python -m pytest -W error -q -n 2 --dist loadfile -m "not pacing" || status=$$?; \
 	$(BIN)/python -m pytest -W error -q -m pacing || status=$$?; \
@@ -38,9 +46,10 @@ demo: install
 	@echo "== scrapy crawl audit: the sample corpus against the sample site (examples/site) on loopback"
 	$(BIN)/python tools/demo.py
 
-# report.html of the demo audit, rendered by Debian's Chromium into _local/demo/report.png (checked non-blank)
+# report.html of the demo audit, rendered by Debian's Chromium into _local/demo/report.png (checked non-blank);
+# `python tools/screenshot.py --docs` does the same for the built docs' index and config reference
 screenshot: install
-	$(BIN)/python -m sv_scrapy.ops.screenshot
+	$(BIN)/python tools/screenshot.py
 
 bench: install
 	$(BIN)/python bench/extract.py

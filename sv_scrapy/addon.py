@@ -13,6 +13,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from sv_scrapy import __version__
+from sv_scrapy.registry import setting_default
 from sv_scrapy.render import launch_options
 from sv_scrapy.runtime import config_of, ignore_https_errors
 
@@ -43,7 +44,7 @@ class SvAddon:
             "DOWNLOAD_DELAY_JITTER": 0.0,
             "AUTOTHROTTLE_ENABLED": False,
             "AUTOTHROTTLE_START_DELAY": lv.default_policy.interval_ms / 1000.0,
-            "AUTOTHROTTLE_MAX_DELAY": 60.0,
+            "AUTOTHROTTLE_MAX_DELAY": setting_default("AUTOTHROTTLE_MAX_DELAY"),
             "DOWNLOAD_TIMEOUT": lv.request_timeout_seconds,
             # the url-liveness tool counts max_retries as attempts in all
             "RETRY_TIMES": max(0, lv.max_retries - 1),
@@ -53,7 +54,7 @@ class SvAddon:
             "DOWNLOAD_MAXSIZE": 2 * max(cfg.pdf.max_bytes, cfg.fetch.max_body_bytes),
             "DOWNLOAD_WARNSIZE": 0,
         }
-        if settings.getbool("SV_RENDER_ENABLED", True):
+        if settings.getbool("SV_RENDER_ENABLED", setting_default("SV_RENDER_ENABLED")):
             network_handler = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
             derived.update({
                 "PLAYWRIGHT_BROWSER_TYPE": "chromium",

@@ -6,7 +6,9 @@ point straight at a playbook repo's ``config/`` and share one politeness policy 
 url-liveness tool. Keys sv_scrapy adds are optional with documented defaults, so the
 corpus's files validate unchanged.
 
-No Scrapy import: ``settings.py`` and the commands call :func:`load_config`.
+Each key, its type, default and doc is declared once in ``sv_scrapy/registry.py``; the checkers
+and the dataclass defaults below derive from it. No Scrapy import: ``runtime.py`` calls
+``load_config`` (once per folder and process) for the add-on, the commands and the spiders.
 """
 
 from __future__ import annotations
@@ -16,128 +18,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sv_scrapy import registry
 from sv_scrapy.core.audit.archive.politeness import with_archive_default
-from sv_scrapy.core.audit.archive.thennow import DEFAULT_MAX_LOOKUPS, ArchiveSettings
+from sv_scrapy.core.audit.archive.thennow import ArchiveSettings
 from sv_scrapy.core.errors import ConfigError
-from sv_scrapy.core.hosts import DEFAULT_GOV_HOSTS, DEFAULT_GOV_NAMESPACES, HostRules
-from sv_scrapy.core.page.ocr import DEFAULT_LANGUAGES, LANGUAGE_CODE
+from sv_scrapy.core.hosts import HostRules
+from sv_scrapy.core.page.ocr import LANGUAGE_CODE
 from sv_scrapy.core.policy import HostPolicy, Liveness
-from sv_scrapy.core.schema import (
-    INT,
-    NUM,
-    POS_INT,
-    Bool,
-    ListOf,
-    MapOf,
-    Obj,
-    Str,
-    validate,
-)
-from sv_scrapy.llm.settings import LLM_SPEC, LlmSettings, llm_settings
+from sv_scrapy.core.schema import validate
+from sv_scrapy.llm.settings import LlmSettings, llm_settings
 
 SOURCE_VERIFY_FILE = "_source-verify.json"
 LIVENESS_FILE = "_url-liveness.json"
 ALLOWLIST_FILE = "primary-source-allowlist.txt"
 
-_STRS = ListOf(Str())
-# sv_scrapy's own (optional): the audit reports; a playbook repo's config without it stays valid
-REPORT_SPEC = Obj(required={}, optional={"source_url_template": Str(), "backlog_top_n": POS_INT,
-                                         "verify_reports": Str()})
-# sv_scrapy's own (optional): then and now, the Wayback Machine's capture of a flagged claim's page
-ARCHIVE_SPEC = Obj(required={}, optional={"enabled": Bool(), "max_lookups": INT})
-_VALUE_TYPES = ListOf(Str(choices=("pct", "money", "statute", "date")))
+SOURCE_VERIFY_SPEC = registry.SOURCE_VERIFY_SPEC
+LIVENESS_SPEC = registry.LIVENESS_SPEC
 
-SOURCE_VERIFY_SPEC = Obj(
-    required={
-        "version": INT,
-        "extraction": Obj(
-            required={
-                "primary_only": Bool(),
-                "min_salient_values": INT,
-                "claim_window_chars": POS_INT,
-                "salient_value_types": _VALUE_TYPES,
-                "scope_dirs": _STRS,
-                "skip_files": _STRS,
-                "skip_headings": _STRS,
-            },
-            # sv_scrapy's own: replace the built-in government-namespace rule (core/hosts.py)
-            # and (issue #12) let backticked/bare URLs cite like markdown links
-            optional={"gov_namespaces": _STRS, "gov_hosts": _STRS, "code_urls": Bool()},
-        ),
-        "fetch": Obj(
-            required={
-                "max_body_bytes": POS_INT,
-                "excerpt_window_chars": POS_INT,
-                "max_excerpts_per_claim": POS_INT,
-                "content_cache_ttl_days": INT,
-                "min_text_chars": INT,
-                "js_spa_hosts": _STRS,
-                "binary_content_prefixes": _STRS,
-            }
-        ),
-        "pdf": Obj(
-            required={"enabled": Bool(), "max_pages": INT, "max_bytes": POS_INT},
-            # sv_scrapy's own: OCR of scanned PDFs (core/page/ocr.py); defaults in class Pdf
-            optional={"ocr": Bool(), "ocr_max_pages": INT, "ocr_languages": _STRS,
-                      "ocr_page_timeout_seconds": NUM, "ocr_min_confidence": NUM},
-        ),
-        "linter": Obj(required={"root_url_allowlist": _STRS}),
-        "sampling": Obj(
-            required={
-                "default_sample": INT,
-                "priority_weights": Obj(
-                    required={
-                        "stale_marker": NUM,
-                        "never_verified": NUM,
-                        "stamp_age_per_30d": NUM,
-                        "salient_statute_or_money": NUM,
-                    }
-                ),
-            }
-        ),
-    },
-    # sv_scrapy's own, every key optional: the report (links to playbook lines) and the LLM
-    # layer (scrapy verify; sv_scrapy/llm/settings.py)
-    optional={"report": REPORT_SPEC, "llm": LLM_SPEC, "archive": ARCHIVE_SPEC,
-              # one hop for the figure (core/page/outlinks.py): off with "enabled": false
-              "linked": Obj(required={}, optional={"enabled": Bool(), "max_per_page": INT})},
-)
 
-_HOST_POLICY = Obj(
-    required={"concurrency": POS_INT, "interval_ms": INT}, optional={"reason": Str()}
-)
-_CODES = ListOf(INT)  # HTTP status codes
-
-LIVENESS_SPEC = Obj(
-    required={
-        "version": INT,
-        "global": Obj(
-            required={
-                "concurrency": POS_INT,
-                "req_per_sec": NUM,
-                "default_per_host_concurrency": POS_INT,
-                "default_per_host_interval_ms": INT,
-                "request_timeout_seconds": NUM,
-                "max_retries": INT,
-                "retry_backoff_seconds": ListOf(NUM),
-                "retry_jitter_pct": NUM,
-                "fail_streak_for_dead": POS_INT,
-                "random_refresh_pct": NUM,
-                "threshold_pct": NUM,
-                "cache_ttl_days": MapOf(INT),
-                "user_agent": Str(),
-                "follow_redirects_max": INT,
-            }
-        ),
-        "per_host_overrides": MapOf(_HOST_POLICY),
-        "gov_suffix_default": _HOST_POLICY,
-        "excluded_hosts": ListOf(Obj(required={"host": Str()}, optional={"reason": Str()})),
-        "indeterminate_status_codes": _CODES,
-        "live_status_codes": _CODES,
-        "auth_required_status_codes": _CODES,
-        "cloudflare_challenge_markers": Obj(required={"headers": _STRS, "body_titles": _STRS}),
-    }
-)
+def _default(name: str) -> Any:
+    """A ``_source-verify.json`` key's registered default (sv_scrapy/registry.py)."""
+    return registry.default(registry.SOURCE_VERIFY, name)
 
 
 @dataclass(frozen=True)
@@ -149,7 +50,7 @@ class Extraction:
     scope_dirs: tuple[str, ...]
     skip_files: frozenset[str]
     skip_headings: tuple[str, ...]
-    code_urls: bool = False  # optional key: backticked/bare URLs count as citations
+    code_urls: bool = _default("extraction.code_urls")
 
 
 @dataclass(frozen=True)
@@ -157,7 +58,6 @@ class Fetch:
     max_body_bytes: int
     excerpt_window_chars: int
     max_excerpts_per_claim: int
-    content_cache_ttl_days: int
     min_text_chars: int
     js_spa_hosts: tuple[str, ...]
     binary_content_prefixes: tuple[str, ...]
@@ -168,11 +68,11 @@ class Pdf:
     enabled: bool
     max_pages: int
     max_bytes: int
-    ocr: bool = True
-    ocr_max_pages: int = 20
-    ocr_languages: tuple[str, ...] = DEFAULT_LANGUAGES
-    ocr_page_timeout_seconds: float = 30.0
-    ocr_min_confidence: float = 70.0  # tesseract's word confidence, 0-100; clean scans read 90+
+    ocr: bool = _default("pdf.ocr")
+    ocr_max_pages: int = _default("pdf.ocr_max_pages")
+    ocr_languages: tuple[str, ...] = _default("pdf.ocr_languages")
+    ocr_page_timeout_seconds: float = _default("pdf.ocr_page_timeout_seconds")
+    ocr_min_confidence: float = _default("pdf.ocr_min_confidence")  # tesseract's word confidence; clean scans read 90+
 
 
 @dataclass(frozen=True)
@@ -186,13 +86,13 @@ class Report:
     """``report``: where a report's ``where`` links to (``{commit}``, ``{path}``, ``{line}``), how
     many standing claims each backlog list shows in Markdown."""
 
-    source_url_template: str = ""
-    backlog_top_n: int = 15
+    source_url_template: str = _default("report.source_url_template")
+    backlog_top_n: int = _default("report.backlog_top_n")
     verify_reports: Path | None = None  # where `scrapy verify` reports are read from (default: beside the output)
 
 
 def _report(raw: dict[str, Any], origin: Path) -> Report:
-    template = str(raw.get("source_url_template", ""))
+    template = str(raw.get("source_url_template", Report.source_url_template))
     if template and (not template.startswith(("https://", "http://")) or "{path}" not in template
                      or "{line}" not in template):
         raise ConfigError(f"{origin}: report.source_url_template: must be an http(s) URL with {{path}} and "
@@ -206,8 +106,8 @@ def _report(raw: dict[str, Any], origin: Path) -> Report:
 class Linked:
     """``linked``: documents one click from a ``TOKENS_ABSENT`` page read for the figure."""
 
-    enabled: bool = True
-    max_per_page: int = 2
+    enabled: bool = _default("linked.enabled")
+    max_per_page: int = _default("linked.max_per_page")
 
 
 @dataclass(frozen=True)
@@ -314,8 +214,9 @@ def _pdf(raw: dict[str, Any], origin: Path) -> Pdf:
 
 
 def _archive(raw: dict[str, Any]) -> ArchiveSettings:
-    """``archive`` (validated by ``ARCHIVE_SPEC``: ``max_lookups`` is 0 or more)."""
-    return ArchiveSettings(bool(raw.get("enabled", True)), int(raw.get("max_lookups", DEFAULT_MAX_LOOKUPS)))
+    """``archive`` (checked by the registry's spec: ``max_lookups`` is 0 or more)."""
+    return ArchiveSettings(bool(raw.get("enabled", _default("archive.enabled"))),
+                           int(raw.get("max_lookups", _default("archive.max_lookups"))))
 
 
 def load_config(config_dir: str | Path) -> Config:
@@ -340,8 +241,8 @@ def load_config(config_dir: str | Path) -> Config:
     ex = sv["extraction"]
     hosts = HostRules(
         allowlist=allowlist,
-        gov_namespaces=tuple(ex.get("gov_namespaces", DEFAULT_GOV_NAMESPACES)),
-        gov_hosts=tuple(ex.get("gov_hosts", DEFAULT_GOV_HOSTS)),
+        gov_namespaces=tuple(ex.get("gov_namespaces", _default("extraction.gov_namespaces"))),
+        gov_hosts=tuple(ex.get("gov_hosts", _default("extraction.gov_hosts"))),
     )
     f, p = sv["fetch"], sv["pdf"]
     return Config(
@@ -354,13 +255,12 @@ def load_config(config_dir: str | Path) -> Config:
             scope_dirs=tuple(ex["scope_dirs"]),
             skip_files=frozenset(ex["skip_files"]),
             skip_headings=tuple(h.lower() for h in ex["skip_headings"]),
-            code_urls=bool(ex.get("code_urls", False)),
+            code_urls=bool(ex.get("code_urls", Extraction.code_urls)),
         ),
         fetch=Fetch(
             max_body_bytes=f["max_body_bytes"],
             excerpt_window_chars=f["excerpt_window_chars"],
             max_excerpts_per_claim=f["max_excerpts_per_claim"],
-            content_cache_ttl_days=f["content_cache_ttl_days"],
             min_text_chars=f["min_text_chars"],
             js_spa_hosts=tuple(h.lower() for h in f["js_spa_hosts"]),
             binary_content_prefixes=tuple(f["binary_content_prefixes"]),
@@ -376,7 +276,7 @@ def load_config(config_dir: str | Path) -> Config:
         allowlist_path=allowlist_path,
         llm=llm_settings(sv.get("llm", {})),
         report=_report(sv.get("report", {}), sv_path),
-        linked=Linked(bool(sv.get("linked", {}).get("enabled", True)),
+        linked=Linked(bool(sv.get("linked", {}).get("enabled", Linked.enabled)),
                       int(sv.get("linked", {}).get("max_per_page", Linked.max_per_page))),
         archive=_archive(sv.get("archive", {})),
     )

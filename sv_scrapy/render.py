@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import base64
-import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,6 +25,7 @@ from urllib.parse import urlsplit
 from scrapy_playwright.provider import PlaywrightBrowserProvider
 
 from sv_scrapy.core.page.safety import unsafe_target_reason
+from sv_scrapy.registry import env
 
 DEBIAN_CHROMIUM = ("/usr/lib/chromium/chromium", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -61,7 +61,7 @@ BLACKHOLE = "PROXY 127.0.0.1:9"  # the discard port: nothing listens, the call f
 
 
 def chromium_path() -> str:
-    configured = os.environ.get("SV_CHROMIUM_PATH")
+    configured = env("SV_CHROMIUM_PATH")
     if configured:
         return configured
     for candidate in DEBIAN_CHROMIUM:
@@ -71,12 +71,11 @@ def chromium_path() -> str:
 
 
 def proxy_from_env() -> dict[str, str] | None:
-    server = next((os.environ[k] for k in ("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY") if os.environ.get(k)),
-                  None)
+    server = next((v for k in ("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY") if (v := env(k))), None)
     if not server:
         return None
     proxy = {"server": server}
-    bypass = os.environ.get("no_proxy") or os.environ.get("NO_PROXY")
+    bypass = env("no_proxy") or env("NO_PROXY")
     if bypass:
         proxy["bypass"] = bypass
     return proxy

@@ -6,7 +6,6 @@ one line wherever it is found.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from sv_scrapy.core.clock import Clock, clock_from
 from sv_scrapy.core.errors import ArgumentError, CorpusError
 from sv_scrapy.core.page.pagerecord import PageRules
 from sv_scrapy.core.page.prefilter import PrefilterSettings
+from sv_scrapy.registry import NUMERIC_SETTINGS, SETTING, entry, env
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
@@ -28,7 +28,7 @@ _CLOCKS: dict[str, Clock] = {}
 def process_clock() -> Clock:
     """This process's clock, from ``SV_NOW`` (read once per value: the clock starts when first
     asked and runs on from there); a malformed ``SV_NOW`` raises ``ArgumentError`` (exit 2)."""
-    raw = os.environ.get("SV_NOW", "")
+    raw = env("SV_NOW")
     if raw not in _CLOCKS:
         _CLOCKS[raw] = clock_from(raw)
     return _CLOCKS[raw]
@@ -62,7 +62,7 @@ class Runtime:
 def ignore_https_errors() -> bool:
     """``SV_IGNORE_HTTPS_ERRORS=1``: the one switch that accepts a self-signed certificate
     (the mock web's) wherever it would be refused or warned about."""
-    return os.environ.get("SV_IGNORE_HTTPS_ERRORS", "").strip().lower() in ("1", "true", "yes")
+    return env("SV_IGNORE_HTTPS_ERRORS").strip().lower() in ("1", "true", "yes")
 
 
 _CACHE: dict[str, Config] = {}
@@ -103,16 +103,9 @@ def resolve(settings: Mapping[str, Any]) -> Runtime:
     return Runtime(config=config, corpus_root=corpus_root, output_dir=Path(settings["SV_OUTPUT_DIR"]), clock=clock)
 
 
-# numeric -s settings a crawl reads: (minimum, what 0 means or "")
-NUMERIC_SETTINGS = {
-    "SV_PROGRESS_INTERVAL": (0.0, "no progress lines"),
-    "SV_REQ_PER_SEC": (0.0, "no global cap"),
-}
-
-
 def check_settings(settings: Mapping[str, Any]) -> None:
     """The numeric ``-s`` settings, checked before a crawl starts: one line, exit 2."""
-    for name, (minimum, zero) in NUMERIC_SETTINGS.items():
+    for name, minimum in NUMERIC_SETTINGS.items():
         raw = settings.get(name)
         if raw is None or raw == "":
             continue
@@ -121,4 +114,4 @@ def check_settings(settings: Mapping[str, Any]) -> None:
         except (TypeError, ValueError):
             raise ArgumentError(f"-s {name}={raw!r}: expected a number") from None
         if not value >= minimum or value != value or value == float("inf"):
-            raise ArgumentError(f"-s {name}={raw!r}: must be a number >= {minimum:g} (0: {zero})")
+            raise ArgumentError(f"-s {name}={raw!r}: must be a number >= {minimum:g} ({entry(SETTING, name).doc})")

@@ -1,29 +1,25 @@
 """Scrapy settings for sv_scrapy.
 
-The SV_* locations come from the environment (or ``-s NAME=VALUE``). Politeness is not
+The SV_* locations come from the environment (or ``-s NAME=VALUE``); their names, defaults and
+docs are declared in ``sv_scrapy/registry.py``. Politeness is not
 defined here: ``sv_scrapy.addon.SvAddon`` derives it from ``_url-liveness.json`` at
 start-up (user agent, robots, concurrency, floors, AutoThrottle, timeouts, retries).
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-_PROJECT_DIR = Path(__file__).resolve().parent.parent
+from sv_scrapy.registry import setting_from_env
 
 BOT_NAME = "sv_scrapy"
 SPIDER_MODULES = ["sv_scrapy.spiders"]
 NEWSPIDER_MODULE = "sv_scrapy.spiders"
 COMMANDS_MODULE = "sv_scrapy.commands"
 
-SV_CORPUS_ROOT = os.environ.get("SV_CORPUS_ROOT", str(_PROJECT_DIR / "examples" / "corpus"))
-SV_CONFIG_DIR = os.environ.get("SV_CONFIG_DIR", str(_PROJECT_DIR / "config"))
-SV_OUTPUT_DIR = os.environ.get("SV_OUTPUT_DIR", str(_PROJECT_DIR / "_local" / "source-verify"))
-# where `scrapy crawl audit -a ci=1` writes its reports (the Actions artifact)
-SV_CI_DIR = os.environ.get("SV_CI_DIR", str(_PROJECT_DIR / "_ci" / "source-verify"))
-# the OCR engine for scanned PDFs (Debian's tesseract-ocr); a missing one leaves scans PDF_NO_TEXT
-SV_TESSERACT = os.environ.get("SV_TESSERACT", "tesseract")
+SV_CORPUS_ROOT = setting_from_env("SV_CORPUS_ROOT")
+SV_CONFIG_DIR = setting_from_env("SV_CONFIG_DIR")
+SV_OUTPUT_DIR = setting_from_env("SV_OUTPUT_DIR")
+SV_CI_DIR = setting_from_env("SV_CI_DIR")
+SV_TESSERACT = setting_from_env("SV_TESSERACT")
 
 ADDONS = {"sv_scrapy.addon.SvAddon": 0}
 
@@ -48,8 +44,8 @@ EXTENSIONS = {
     "sv_scrapy.extensions.progress.ProgressExtension": 0,
     "sv_scrapy.extensions.outcome.RunOutcomeExtension": 0,
 }
-# text -> PDF text -> hashes -> (audit: restore 304s) -> priors -> store -> export; the
-# job-specific ones enable themselves by ``SV_JOB`` (``worklist`` or ``audit``)
+# the order is the numbers below (the docs' architecture page draws it from this dict, so no summary
+# here can go stale); the job-specific ones enable themselves by ``SV_JOB`` (``worklist`` or ``audit``)
 ITEM_PIPELINES = {
     "sv_scrapy.pipelines.store.StoreRestorePipeline": 50,  # a 304: the stored copy, before any reading
     "sv_scrapy.pipelines.text.TextPipeline": 100,

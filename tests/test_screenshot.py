@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.ops.screenshot import CHROMIUM, non_blank, screenshot
 from testing.crawl import crawl_demo
+from tools.screenshot import CHROMIUM, non_blank, screenshot
 
 pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"Debian's Chromium ({CHROMIUM}) not installed")
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -27,6 +26,7 @@ from sv_scrapy.extensions.outcome import run_failure
 from sv_scrapy.ops.heartbeat import Heartbeat
 from sv_scrapy.ops.monitor import AuditMonitor
 from sv_scrapy.quietlog import console_handler, guard_log_files, log_to_file
+from sv_scrapy.registry import env
 from sv_scrapy.runtime import process_clock
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ class Command(ScrapyCrawlCommand):
         print(f"scrapy crawl {name}: error: {message}", file=sys.stderr)
         self._record_outcome(code, message)
         if monitored and code != LockHeld.exit_code:  # a run that found the lock taken did not run
-            heartbeat = Heartbeat(os.environ.get("SV_HEALTHCHECK_URL", "").strip())
+            heartbeat = Heartbeat(env("SV_HEALTHCHECK_URL").strip())
             heartbeat.finish(code, message)
             self._warn(name, heartbeat.warnings)
         sys.exit(code)

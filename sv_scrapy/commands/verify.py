@@ -40,6 +40,7 @@ from sv_scrapy.llm.prompts import Shape, estimate_input_tokens, prefix_chars
 from sv_scrapy.llm.report import render_verify_markdown
 from sv_scrapy.llm.settings import for_model, model_entry
 from sv_scrapy.llm.thenevidence import then_excerpt
+from sv_scrapy.registry import env
 from sv_scrapy.runtime import process_clock
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ class Command(SvCommand):
                 outcomes = run_sync(client, plan.jobs, llm.concurrency, retry_budget, gate, worst,
                                     llm.max_retries, warm_first=bool(cache_ttl))
             else:
-                poll = float(os.environ.get("SV_LLM_POLL_SECONDS") or llm.poll_seconds)
+                poll = float(env("SV_LLM_POLL_SECONDS") or llm.poll_seconds)
                 runner = BatchRunner(client, self.reports_dir(rt.output_dir), poll, log, llm.batch_max_requests,
                                      llm.batch_max_bytes, retry_budget, gate=gate, worst=worst)
                 try:

@@ -19,7 +19,7 @@ def _replacing(path: str | os.PathLike[str], binary: bool = False) -> Iterator[I
     block ends — or vanishes if it raises. ``os.replace`` is atomic on POSIX when both names
     are on one filesystem, which the same-folder temp file guarantees. Any OS failure (no
     such folder, a file where a folder should be, no space, no permission) is an
-    :class:`OutputError` naming the path."""
+    :class:`~sv_scrapy.core.errors.OutputError` naming the path."""
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -69,7 +69,7 @@ def write_json(path: str | os.PathLike[str], data: Any) -> Path:
 
 def append_lines(path: str | os.PathLike[str], lines: list[str], what: str) -> None:
     """Append ``lines`` to a file others also write (``$GITHUB_OUTPUT``); with no lines, only
-    prove it can be appended to. A failure is an :class:`OutputError` naming ``what``."""
+    prove it can be appended to. A failure is an :class:`~sv_scrapy.core.errors.OutputError` naming ``what``."""
     try:
         with open(path, "a", encoding="utf-8") as fh:
             fh.write("".join(f"{line}\n" for line in lines))

@@ -6,7 +6,7 @@ then runs on at the real pace from that instant (libfaketime's "start at" mode),
 what one run writes (fetched_at, started_at, finished_at) stays true. Unset, it is the real
 UTC clock.
 
-Pure: the shell reads the environment once and hands the value to :func:`clock_from`.
+Pure: the shell reads the environment once and hands the value to :func:`~sv_scrapy.core.clock.clock_from`.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class Clock:
 
 def clock_from(sv_now: str | None) -> Clock:
     """The clock ``SV_NOW`` asks for (empty or unset: the real one); a malformed value is the
-    user's mistake (:class:`ArgumentError`, exit 2)."""
+    user's mistake (:class:`~sv_scrapy.core.errors.ArgumentError`, exit 2)."""
     if sv_now is None or not sv_now.strip():
         return Clock()
     return Clock(parse_instant(sv_now))

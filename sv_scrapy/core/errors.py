@@ -3,13 +3,16 @@ that line and its exit status (``EXIT_STATUSES``)."""
 
 from __future__ import annotations
 
-# every exit status a command or crawl ends with, and what it means
+# every exit status a command or crawl ends with, and what it promises (the docs' reference
+# reads this table; a status an error class uses must be in it: tests/test_docs.py)
 EXIT_STATUSES: dict[int, str] = {
-    0: "every output the run promises was written (a change check: no failing finding; warnings allowed)",
-    1: "the run failed (an output not written, the crawl failed as a whole, every LLM call failed)",
-    2: "the user's mistake: a bad option, argument, config, corpus root, or changed_since revision",
-    3: "the change checked by -a changed_since has failing findings (its outputs are written)",
-    75: "another run holds the output folder's lock (EX_TEMPFAIL): try later",
+    0: ("Every promised output was written (findings are in the reports, not in the status; "
+        "a change check: no failing finding, warnings allowed)."),
+    1: "The run failed: an output could not be written, the crawl broke, or verify was stopped.",
+    2: ("The user's mistake: an option, argument, config key, corpus location or `changed_since` "
+        "revision, named in one line."),
+    3: "The change checked by `-a changed_since` has failing findings (a changed claim's page lacks its figure).",
+    75: "Another run holds the output folder's lock (EX_TEMPFAIL): try later.",
 }
 
 

@@ -37,6 +37,7 @@ from scrapy.utils.misc import build_from_crawler, load_object
 
 from sv_scrapy import signals as sv_signals
 from sv_scrapy.core.politeness import HostFloors, Pacer
+from sv_scrapy.registry import setting_default
 from sv_scrapy.runtime import config_of
 
 if TYPE_CHECKING:
@@ -92,12 +93,16 @@ class PacedDownloadHandler:
         settings = crawler.settings
         cfg = config_of(settings)
         rps = settings.getfloat("SV_REQ_PER_SEC", cfg.liveness.req_per_sec)
+
+        def number(name: str) -> float:
+            return settings.getfloat(name, setting_default(name))
+
         pacer = Pacer(
             HostFloors(cfg.liveness, cfg.hosts),
             min_gap=1.0 / rps if rps > 0 else 0.0,
-            start_delay=settings.getfloat("AUTOTHROTTLE_START_DELAY", 0.0),
-            max_delay=settings.getfloat("AUTOTHROTTLE_MAX_DELAY", 60.0),
-            target_concurrency=settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY", 1.0),
+            start_delay=number("AUTOTHROTTLE_START_DELAY"),
+            max_delay=number("AUTOTHROTTLE_MAX_DELAY"),
+            target_concurrency=number("AUTOTHROTTLE_TARGET_CONCURRENCY"),
         )
         inner = build_from_crawler(load_object(settings[INNER_HANDLER]), crawler)
         return cls(crawler, inner, pacer)

@@ -10,6 +10,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import AsyncioLoopingCall, create_looping_call
 
 from sv_scrapy.crawlstate import find_run
+from sv_scrapy.registry import setting_default
 
 if TYPE_CHECKING:
     from typing import Self
@@ -30,7 +31,7 @@ class ProgressExtension:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        interval = crawler.settings.getfloat("SV_PROGRESS_INTERVAL", 5.0)
+        interval = crawler.settings.getfloat("SV_PROGRESS_INTERVAL", setting_default("SV_PROGRESS_INTERVAL"))
         if interval <= 0:  # checked before the crawl (runtime.check_settings): 0 means off,
             raise NotConfigured  # as asked, so no message (Scrapy would log it at WARNING)
         return cls(crawler, interval)

@@ -28,7 +28,6 @@ stops sending, said so.
 from __future__ import annotations
 
 import json
-import os
 import random
 import threading
 import time
@@ -41,6 +40,7 @@ from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.llm.cost import Usage, call_cost
 from sv_scrapy.llm.prompts import count_params, with_changes
 from sv_scrapy.llm.schema import TOOL_NAME
+from sv_scrapy.registry import env
 
 # Outcome.kind: why there is no answer
 API = "api"  # no verdict for an API reason (unreachable, auth, quota, overloaded, expired): the run may exit 1
@@ -93,7 +93,7 @@ class Outcome:
 
 
 def make_client(max_retries: int, timeout_s: float) -> Any:
-    key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
+    key = env("ANTHROPIC_API_KEY").strip()
     if not key:
         raise ArgumentError("ANTHROPIC_API_KEY is not set: export your Anthropic API key to run scrapy verify")
     import anthropic

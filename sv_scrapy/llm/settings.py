@@ -1,7 +1,7 @@
 """The ``llm`` section of ``_source-verify.json``: its keys, their defaults, and the prices.
 
 Every key is optional, so a playbook repo's config without the section stays valid. No
-Scrapy import; ``sv_scrapy.config`` validates the section with :data:`LLM_SPEC`.
+Scrapy import; ``sv_scrapy.config`` validates the whole file with the registry's spec.
 """
 
 from __future__ import annotations
@@ -10,81 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sv_scrapy.core.schema import INT, NUM, POS_INT, Bool, MapOf, Obj, Spec, Str
+from sv_scrapy import registry
 
-THINKING = ("off", "default", "adaptive")
-
-_LINES: dict[str, Spec] = {"cache_read": NUM, "cache_write_5m": NUM, "cache_write_1h": NUM}
-# long_context: the tier a request is billed at, on every line, when its prompt (input + cache reads and
-# writes) is over threshold_tokens (Haiku 5.5: 100,000 tokens, 5x)
-_LONG = Obj(required={"threshold_tokens": POS_INT, "input": NUM, "output": NUM}, optional=_LINES)
-_PRICES = Obj(required={"input": NUM, "output": NUM},
-              optional={**_LINES, "batch_discount": NUM, "long_context": _LONG})
-# llm.models.<id>: what the Models API does not say about a model: its prices, its caching minimum, and
-# the request shape (thinking off/default/adaptive; whether the verdict tool may be forced; output "json":
-# the verdict as structured output through output_config.format instead of the tool)
-_MODEL = Obj(required={}, optional={"prices_usd_per_mtok": _PRICES, "cache_min_tokens": POS_INT,
-                                    "thinking": Str(choices=THINKING), "forced_tool": Bool(),
-                                    "output": Str(choices=("tool", "json"))})
-
-LLM_SPEC = Obj(required={}, optional={
-    "model": Str(),
-    "max_tokens": POS_INT,
-    "max_output_tokens": POS_INT,  # the older name of max_tokens
-    "max_tokens_retry": POS_INT,
-    "thinking": Str(choices=THINKING),
-    "concurrency": POS_INT,
-    "max_retries": INT,
-    "timeout_seconds": NUM,
-    "evidence_chars": POS_INT,
-    "poll_seconds": NUM,
-    "batch_max_requests": POS_INT,
-    "batch_max_bytes": POS_INT,
-    "count_tokens": Bool(),
-    "cache_min_tokens": POS_INT,
-    "prices_usd_per_mtok": _PRICES,
-    "expected_output_tokens": POS_INT,
-    "files_api": Bool(),
-    "models": MapOf(_MODEL),
-})
-
-# Haiku-class by default, never Opus; prices as published for claude-haiku-5-5 (prompts up to
-# 100k tokens) in December 2026 — update them with the model. Cache writes bill 1.25x input
-# (5-minute TTL) or 2x (1-hour), reads 0.1x; batch_discount multiplies every line of a batch.
-# The batch limits are the Message Batches API's (100,000 requests or 256 MB, whichever comes
-# first). cache_min_tokens is the shortest prefix the model caches (Haiku 5.5: 512, per the model
-# overview): below it the marker does nothing, so none is sent. Prompts over 100,000 tokens are billed
-# at the long-context tier (5x, every line). expected_output_tokens is the expected (not worst-case)
-# answer length of the estimate; the worst case is the whole output budget.
-# The ``models`` table holds the other models a run may name: Sonnet 5.5 as published in December 2026
-# ($2 / $10, cache reads $0.10 since 2026-10-07); it does not take thinking disabled, so the tool is
-# never forced there (the Models API says so too).
-LLM_DEFAULTS: dict[str, Any] = {
-    "model": "claude-haiku-5-5",
-    "max_tokens": 1024,
-    "max_tokens_retry": 4096,
-    "thinking": "off",
-    "concurrency": 8,
-    "max_retries": 4,
-    "timeout_seconds": 120.0,
-    "evidence_chars": 1200,
-    "poll_seconds": 30.0,
-    "batch_max_requests": 100_000,
-    "batch_max_bytes": 256_000_000,
-    "count_tokens": True,
-    "cache_min_tokens": 512,
-    "expected_output_tokens": 150,
-    "files_api": True,  # scans uploaded once (Files API), named by file_id in every request
-    "prices_usd_per_mtok": {"input": 0.10, "output": 0.50, "cache_read": 0.01, "cache_write_5m": 0.125,
-                            "cache_write_1h": 0.20, "batch_discount": 0.5,
-                            "long_context": {"threshold_tokens": 100_000, "input": 0.50, "output": 2.50,
-                                             "cache_read": 0.05, "cache_write_5m": 0.625, "cache_write_1h": 1.00}},
-    "models": {
-        "claude-sonnet-5-5": {"prices_usd_per_mtok": {"input": 2.0, "output": 10.0, "cache_read": 0.10,
-                                                      "cache_write_5m": 2.50, "cache_write_1h": 4.0},
-                              "cache_min_tokens": 1024, "thinking": "adaptive", "forced_tool": False},
-    },
-}
+THINKING = registry.THINKING
+# the section's checker and defaults, declared once in sv_scrapy/registry.py (prices, models and why)
+LLM_SPEC = registry.spec_of(registry.SOURCE_VERIFY, "llm")
+LLM_DEFAULTS: dict[str, Any] = registry.section_defaults(registry.SOURCE_VERIFY, "llm")
 
 
 def _lines(raw: Mapping[str, Any]) -> dict[str, float]:

@@ -4,7 +4,6 @@ scrapyd, Actions): the heartbeat pings (``ops.heartbeat``) and ``<SV_OUTPUT_DIR>
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,6 +14,7 @@ from sv_scrapy.core.audit.metrics import RunMetrics, last_success, prometheus_te
 from sv_scrapy.core.clock import Clock
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.ops.heartbeat import Heartbeat
+from sv_scrapy.registry import env
 
 METRICS_FILE = "metrics.prom"
 
@@ -28,7 +28,7 @@ class AuditMonitor:
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any], clock: Clock) -> AuditMonitor:
-        return cls(Path(settings["SV_OUTPUT_DIR"]), clock, Heartbeat(os.environ.get("SV_HEALTHCHECK_URL", "").strip()))
+        return cls(Path(settings["SV_OUTPUT_DIR"]), clock, Heartbeat(env("SV_HEALTHCHECK_URL").strip()))
 
     def start(self) -> None:
         self.heartbeat.start()

@@ -1,4 +1,4 @@
-"""Item pipelines, thin glue over ``core``: text -> PDF text -> hashes -> priors -> export."""
+"""Item pipelines, thin glue over ``core``; their order is ``ITEM_PIPELINES`` in ``settings.py``."""
 
 from __future__ import annotations
 

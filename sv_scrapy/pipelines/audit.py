@@ -8,7 +8,6 @@ resumes it."""
 from __future__ import annotations
 
 import logging
-import os
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
@@ -21,6 +20,7 @@ from sv_scrapy.core.report.sourcelinks import resolve_links
 from sv_scrapy.extensions.outcome import run_failure
 from sv_scrapy.pipelines.archive import archive_inputs
 from sv_scrapy.pipelines.export import ExportPipeline
+from sv_scrapy.registry import LINK_VARIABLES, env, env_values
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -63,7 +63,7 @@ class AuditExportPipeline(ExportPipeline):
         done = finish_audit(AuditInputs(
             claims=run.claims, records=self.records, urls=self.urls, params=run.params, run_id=run.run_id,
             resumed=run.resumed, generated_at=run.runtime.clock.iso(),
-            links=resolve_links(os.environ, config.report.source_url_template, run.runtime.corpus_root),
+            links=resolve_links(env_values(LINK_VARIABLES), config.report.source_url_template, run.runtime.corpus_root),
             weights=config.sampling.weights, backlog_top_n=config.report.backlog_top_n, out_dir=run.out_dir,
             failure=run_failure(self.crawler), journal=store.run_info(), previous=previous, scopes=scopes,
             history=store.history(), quarantined=store.quarantined,
@@ -78,8 +78,8 @@ class AuditExportPipeline(ExportPipeline):
         write_json(run.out_dir / "audit.json", done.doc)
         for name, text in done.reports.items():
             write_text(run.out_dir / name, text)
-        if run.params["ci"] and os.environ.get("GITHUB_OUTPUT"):
-            append_lines(os.environ["GITHUB_OUTPUT"], done.output_lines, "$GITHUB_OUTPUT")
+        if run.params["ci"] and env("GITHUB_OUTPUT"):
+            append_lines(env("GITHUB_OUTPUT"), done.output_lines, "$GITHUB_OUTPUT")
         # next month's news compares with this audit: kept only once every output is written,
         # and the run is closed last (until then the next run resumes it)
         store.save_claim_outcomes(done.kept, done.scopes)

@@ -9,7 +9,6 @@ killed halfway and started again with the same arguments fetches only what was l
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,15 +25,20 @@ from sv_scrapy.core.claims.linter import lint_corpus
 from sv_scrapy.core.page.pagerecord import Fetched
 from sv_scrapy.crawlstate import Run
 from sv_scrapy.items import PageItem
+from sv_scrapy.registry import env
 from sv_scrapy.runtime import PROJECT_DIR, Runtime, resolve
 from sv_scrapy.spiders.base import ClaimSpider
 
 
 class AuditSpider(ClaimSpider):
     name = "audit"
-    # a scalar switch only: a dict here would replace the project's whole dict (STYLE.md)
+    # a scalar switch only: a dict here would replace the project's whole dict (settings.py says why)
     custom_settings: dict[str, Any] | None = {"SV_JOB": "audit"}
     ARGUMENTS = ("country", "ci")
+    ARGUMENT_DOCS = {  # the docs' reference reads these
+        "country": "One scope: an ISO 3166 alpha-2 code or shared/<path>.",
+        "ci": "1: write the reports under SV_CI_DIR and key=value lines to $GITHUB_OUTPUT.",
+    }
     monitored = True  # the monthly job: heartbeat pings and metrics.prom (sv_scrapy.ops.monitor)
 
     @classmethod
@@ -83,7 +87,7 @@ class AuditSpider(ClaimSpider):
                    (rt.output_dir / "store", "the content store"),
                    (cls.report_dir_for(settings, rt.output_dir, params["ci"]),
                     "the CI report folder (SV_CI_DIR)" if params["ci"] else "the report folder")]
-        github_output = os.environ.get("GITHUB_OUTPUT")
+        github_output = env("GITHUB_OUTPUT")
         if params["ci"] and github_output:
             append_lines(github_output, [], "$GITHUB_OUTPUT")
         return folders

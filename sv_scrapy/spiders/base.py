@@ -33,6 +33,7 @@ from sv_scrapy.crawlstate import Run, attach, run_of
 from sv_scrapy.downloadermiddlewares.guard import TargetRefused
 from sv_scrapy.downloadermiddlewares.robotstxt import ROBOTS_NOTE, RobotsDisallowed
 from sv_scrapy.items import PageItem
+from sv_scrapy.registry import setting_default
 from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, page_rules, resolve
 
 if TYPE_CHECKING:
@@ -170,7 +171,7 @@ class ClaimSpider(scrapy.Spider):
 
     @property
     def render_enabled(self) -> bool:
-        return self.crawler.settings.getbool("SV_RENDER_ENABLED", True)
+        return self.crawler.settings.getbool("SV_RENDER_ENABLED", setting_default("SV_RENDER_ENABLED"))
 
     def _shell_retry(self, response: Response, url: str, ctype: str) -> scrapy.Request | None:
         """A thin HTML page that looks client-rendered: fetch it once more, through the browser."""

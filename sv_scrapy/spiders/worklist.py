@@ -24,9 +24,20 @@ from sv_scrapy.spiders.base import ClaimSpider
 
 class WorklistSpider(ClaimSpider):
     name = "worklist"
-    # a scalar switch only: a dict here would replace the project's whole dict (STYLE.md)
+    # a scalar switch only: a dict here would replace the project's whole dict (settings.py says why)
     custom_settings: dict[str, Any] | None = {"SV_JOB": "worklist"}
     ARGUMENTS = ("country", "section", "sample", "include_secondary", "seed", "as_of", "changed_since", "ci")
+    ARGUMENT_DOCS = {  # the docs' reference reads these
+        "country": "One scope: an ISO 3166 alpha-2 code or shared/<path>.",
+        "section": "Only claims under headings containing this text.",
+        "sample": "Claims sampled (default: sampling.default_sample).",
+        "include_secondary": "1: keep non-primary citations too.",
+        "seed": "The sample's random seed (default 1234): the same seed, the same sample.",
+        "as_of": "The day stamp ages are measured at, YYYY-MM-DD (default: today).",
+        "changed_since": ("A git revision of the corpus's repository: check only the claims changed since it "
+                          "(the pull-request check; exit 3 on failing findings)."),
+        "ci": "1 (with changed_since): GitHub annotations, the step summary and $GITHUB_OUTPUT lines.",
+    }
 
     @classmethod
     def parse_arguments(cls, raw: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """A URL's past, as the audit remembers it: loaded from the content store once, when the URL's
-request is built, and carried on the request and then on the page's item (STYLE.md: state
-travels with the work). Every later stage asks this value, never the store again:
+request is built, and carried on the request and then on the page's item (state travels
+with the work). Every later stage asks this value, never the store again:
 
 - the request's conditional headers (and whether a script-built page is rendered again);
 - a 304's text, hashes and OCR facts (``restored_reading``), in one stage before any reading;

@@ -9,7 +9,7 @@ review; ``claim`` (the id it had) and ``figures`` say what it was made on, with 
 ``content_hash``.
 
 Reading is all or nothing: a malformed file, an unknown decision or finding, a missing reason
-or a duplicate entry is one :class:`ReviewFileError` naming the file and the entry (exit 2),
+or a duplicate entry is one :class:`~sv_scrapy.core.audit.reviewfile.ReviewFileError` naming the file and the entry (exit 2),
 and a file that was not read whole is never written back.
 """
 

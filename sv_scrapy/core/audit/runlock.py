@@ -46,7 +46,7 @@ def _holder(fd: int) -> str:
 
 
 def acquire(folder: Path, command: str, started_at: str) -> RunLock:
-    """Take the folder's lock or raise :class:`LockHeld` naming the holder (never waits);
+    """Take the folder's lock or raise :class:`~sv_scrapy.core.errors.LockHeld` naming the holder (never waits);
     ``started_at`` (the run's clock) is what a second run is told."""
     folder = folder.resolve()
     if folder in _HELD:

@@ -41,6 +41,7 @@ from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.clock import Clock
 from sv_scrapy.core.errors import SvError
 
+#: The store format this release writes (older ones are migrated, a newer one refused).
 FORMAT = 3
 FORMAT_FILE = "FORMAT.json"
 

@@ -15,64 +15,64 @@ from typing import Any, TypedDict, cast
 
 class ClaimRecord(TypedDict, total=False):
     # the claim, as the corpus states it (core.claims.claims.Claim.as_dict; CLAIM_KEYS)
-    id: str
-    scope: str
-    section: str
-    line_no: int
-    claim_text: str
+    id: str  # the claim's id: scope:line:urlhash
+    scope: str  # the country code or shared/<path> the claim's file belongs to
+    section: str  # the heading the claim stands under
+    line_no: int  # the claim's line in its file (1-based)
+    claim_text: str  # the claim's text as the playbook states it
     values: list[dict[str, Any]]  # core.figures.values.Value.as_dict
-    source_url: str
-    source_host: str
+    source_url: str  # the cited URL
+    source_host: str  # the cited URL's host
     source_tier: str  # primary | secondary
     inline_stamp: dict[str, str] | None  # the line's Last verified stamp
-    file: str
+    file: str  # the playbook file, relative to the corpus root
     stamp_age_days: int | None  # scrapy extract's output only
     # the page's judgement (core.page.pagerecord: the one owner of fetch_status)
-    fetch_status: str
-    prior: str
-    matched_tokens: list[str]
-    strong_matched: list[str]
-    missing_tokens: list[str]
-    excerpts: list[str]
-    found_as: dict[str, str]
-    note: str
-    final_url: str
-    http_status: int
+    fetch_status: str  # OK | DEAD | BINARY | EXCLUDED | ROBOTS | UNAVAILABLE
+    prior: str  # what the page says of the figures: TOKENS_PRESENT, TOKENS_ABSENT, ...
+    matched_tokens: list[str]  # the claim's figures found on the page
+    strong_matched: list[str]  # the figures found as the claim writes them (not only their digits)
+    missing_tokens: list[str]  # the claim's figures not found
+    excerpts: list[str]  # page text around the found figures
+    found_as: dict[str, str]  # claimed figure -> as the page wrote it
+    note: str  # why the page got its status (a person can read it)
+    final_url: str  # the URL after redirects
+    http_status: int  # the last response's HTTP status
     text_method: str | None  # html | pdf | ocr | rendered (the reading's detail: text_method_detail)
-    text_method_detail: str
-    ocr_confidence: float | None
-    content_hash: str
+    text_method_detail: str  # how the text was read, in words
+    ocr_confidence: float | None  # a scan's mean word confidence (0-100)
+    content_hash: str  # the cleaned text's hash
     stable_hash: str | None  # the confirmed baseline (what a review is made on)
-    fetched_at: str
-    rendered: bool
-    soft_404: bool
-    context_match: bool | None
+    fetched_at: str  # when the page was read (ISO 8601, the run's clock)
+    rendered: bool  # the page was rendered in Chromium
+    soft_404: bool  # a 200 page that says it is not found
+    context_match: bool | None  # the figure stands where the page states the claim's subject (None: no judgement)
     figure_link: str | None  # the page's URL landing on the figure (core.page.textfragment)
     found_linked: dict[str, str] | None  # one hop: {url, excerpt}
-    charset: str | None
-    charset_source: str | None
-    frames: list[str]
+    charset: str | None  # the encoding the page was decoded with
+    charset_source: str | None  # where the encoding came from: header, BOM, meta, guess
+    frames: list[str]  # the frames whose text joined the page's
     # the audit's memory of the page (core.page.changes, core.audit.past)
-    content_changed: bool
-    changed_at: str
-    stale_changed: bool
-    in_flux: bool
-    previous_excerpts: list[str]
-    change_diff: list[str]
-    not_modified: bool
-    fail_streak: int
+    content_changed: bool  # the page's text changed since the baseline
+    changed_at: str  # when the change was first seen
+    stale_changed: bool  # the page changed after the claim's Last verified stamp
+    in_flux: bool  # the page keeps changing (no stable baseline yet)
+    previous_excerpts: list[str]  # the excerpts of the baseline
+    change_diff: list[str]  # the changed lines around the claim's figures
+    not_modified: bool  # the page answered 304 (its stored text was used)
+    fail_streak: int  # failed audits in a row
     # what the finished audit adds (core.report.auditdoc.enrich, core.audit.news, reviews, archive)
-    previous_prior: str | None
-    transition: str | None
-    transition_pending: str | None
-    page_excerpt: str
-    page_hint: str
-    source_line_url: str | None
-    priority: float
-    review: dict[str, Any] | None
-    verdict: dict[str, Any] | None
-    then: dict[str, Any] | None
-    then_now: dict[str, Any] | None
+    previous_prior: str | None  # the prior of the previous audit
+    transition: str | None  # news since the previous audit: vanished, appeared, ...
+    transition_pending: str | None  # a transition seen once on an unsettled page (the next audit settles it)
+    page_excerpt: str  # the page's words on the claim's subject (an absent figure)
+    page_hint: str  # what the page seems to say instead
+    source_line_url: str | None  # a link to the claim's line (report.source_url_template)
+    priority: float  # the backlog's order (sampling.priority_weights)
+    review: dict[str, Any] | None  # the standing review of this finding, if any
+    verdict: dict[str, Any] | None  # scrapy verify's verdict, if any
+    then: dict[str, Any] | None  # the archived capture on the Last verified date
+    then_now: dict[str, Any] | None  # then and now: the verdict of the archive comparison
     # the pull-request check (worklist -a changed_since: core.audit.changeset, sv_scrapy.changedsince)
     change: str  # new | restamped | figure_changed | source_changed
     repo_file: str  # the file from the repository's root (annotations' file=)

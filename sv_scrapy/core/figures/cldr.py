@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
-import os
 import re
 import unicodedata
 from collections import defaultdict
@@ -45,6 +44,7 @@ from babel.core import get_global
 from babel.numbers import get_territory_currencies
 
 from sv_scrapy.core.atomic import write_text
+from sv_scrapy.core.environment import read
 from sv_scrapy.core.errors import OutputError
 
 SCHEMA = 5  # bump when the layout of the tables changes
@@ -253,7 +253,7 @@ def build() -> dict[str, Any]:
 
 
 def _cache_dir() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sv_scrapy"
+    return Path(read("XDG_CACHE_HOME") or Path.home() / ".cache") / "sv_scrapy"
 
 
 def cached(name: str, build: Callable[[], Any]) -> Any:

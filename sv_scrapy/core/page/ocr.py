@@ -9,15 +9,14 @@ only words on its command line are our own language codes, checked against the i
 packs. Each process is held to one thread (``OMP_THREAD_LIMIT=1``): Tesseract's OpenMP
 threads were 5x *slower* on this 2-core machine; pages run ``jobs`` at a time instead.
 
-OCR output is a guess with a confidence: :func:`ocr_prior` keeps a low-confidence (or
+OCR output is a guess with a confidence: :func:`~sv_scrapy.core.page.ocr.ocr_prior` keeps a low-confidence (or
 partly read) scan whose figure was not found at ``PDF_NO_TEXT`` instead of ``TOKENS_ABSENT``,
-and :func:`ocr_digits` undoes the usual digit confusions for matching only.
+and :func:`~sv_scrapy.core.page.ocr.ocr_digits` undoes the usual digit confusions for matching only.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import re
 import shutil
 import subprocess
@@ -26,6 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from sv_scrapy.core.environment import child_environment
 from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, Prior
 
 # Tesseract's pack names for CLDR language codes (tesseract names packs by ISO 639-2/T, and
@@ -202,7 +202,7 @@ def installed_languages(command: str) -> tuple[str, ...]:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    return child_environment({"OMP_THREAD_LIMIT": "1"})
 
 
 def parse_tsv(tsv: str) -> tuple[str, list[float]]:
@@ -256,7 +256,7 @@ def is_blank(pgm: bytes) -> bool:
 
 
 def render_pgm(page: Any, dpi: int) -> bytes:
-    """One pypdfium2 page as a greyscale PGM at ``dpi`` (capped at :data:`MAX_SIDE_PX`)."""
+    """One pypdfium2 page as a greyscale PGM at ``dpi`` (capped at ``MAX_SIDE_PX``)."""
     width, height = page.get_size()
     scale = min(dpi / 72, MAX_SIDE_PX / max(width, height, 1.0))
     bitmap = page.render(scale=scale, grayscale=True)

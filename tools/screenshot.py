@@ -1,10 +1,12 @@
-"""A screenshot of the audit's ``report.html`` with Debian's Chromium, checked non-blank.
+"""A screenshot of a local HTML page with Debian's Chromium, checked non-blank (a demo tool, kept out
+of the package's egg).
 
 ``make screenshot`` runs ``make demo``'s audit (the sample corpus against the sample site on
 loopback) when its report is missing, then writes ``_local/demo/report.png``. The browser
 reads a local file with every network request sent to a closed loopback port, so nothing
 leaves the machine; the PNG is decoded here (zlib, no imaging library) to prove it shows
-more than a blank page.
+more than a blank page. ``--docs`` shoots the built docs' index and config reference instead
+(``make docs`` first) into ``_local/docs/*.png``.
 """
 
 from __future__ import annotations
@@ -16,10 +18,13 @@ import zlib
 from collections import Counter
 from pathlib import Path
 
-from sv_scrapy.render import CHROMIUM_FLAGS
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+if str(PROJECT_DIR) not in sys.path:  # run as a script: the package beside this folder
+    sys.path.insert(0, str(PROJECT_DIR))
+
+from sv_scrapy.render import CHROMIUM_FLAGS  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's wrapper
-PROJECT_DIR = Path(__file__).resolve().parents[2]
 DEMO_REPORT = PROJECT_DIR / "_local" / "demo" / "source-verify" / "audit" / "report.html"
 
 
@@ -98,14 +103,13 @@ def non_blank(png: Path) -> str:
     return ""
 
 
-def main() -> int:
-    if not DEMO_REPORT.is_file():
-        demo = subprocess.run([sys.executable, str(PROJECT_DIR / "tools" / "demo.py")], cwd=PROJECT_DIR)
-        if demo.returncode != 0:
-            return demo.returncode
-    png = DEMO_REPORT.parent.parent.parent / "report.png"
+DOCS_HTML = PROJECT_DIR / "_local" / "docs" / "html"
+DOCS_PAGES = {"index": "index.html", "config-reference": "reference/settings.html"}
+
+
+def shoot(html: Path, png: Path) -> int:
     try:
-        screenshot(DEMO_REPORT, png)
+        screenshot(html, png)
     except RuntimeError as exc:
         print(f"screenshot: error: {exc}", file=sys.stderr)
         return 1
@@ -113,8 +117,18 @@ def main() -> int:
     if problem:
         print(f"screenshot: error: {problem}", file=sys.stderr)
         return 1
-    print(f"screenshot of {DEMO_REPORT.relative_to(PROJECT_DIR)}: {png.relative_to(PROJECT_DIR)}")
+    print(f"screenshot of {html.relative_to(PROJECT_DIR)}: {png.relative_to(PROJECT_DIR)}")
     return 0
+
+
+def main() -> int:
+    if sys.argv[1:] == ["--docs"]:
+        return max(shoot(DOCS_HTML / page, DOCS_HTML.parent / f"{name}.png") for name, page in DOCS_PAGES.items())
+    if not DEMO_REPORT.is_file():
+        demo = subprocess.run([sys.executable, str(PROJECT_DIR / "tools" / "demo.py")], cwd=PROJECT_DIR)
+        if demo.returncode != 0:
+            return demo.returncode
+    return shoot(DEMO_REPORT, DEMO_REPORT.parent.parent.parent / "report.png")
 
 
 if __name__ == "__main__":
