@@ -166,6 +166,8 @@ ENTRIES: tuple[Entry, ...] = (
     _env("SV_CORPUS_COMMIT", "git commit", "", "The corpus commit report links point at (default: the checkout's HEAD)."),
     _env("ANTHROPIC_API_KEY", "secret", "", "The key of `scrapy verify` (`tools/with_stub.py` sets a placeholder for the stub)."),
     _env("GITHUB_OUTPUT", "path", "", "Set by GitHub Actions: where `-a ci=1` writes its step outputs."),
+    _env("GITHUB_STEP_SUMMARY", "path", "",
+         "Set by GitHub Actions: the pull-request check (`-a changed_since … -a ci=1`) appends changes.md there."),
     _env("GITHUB_REPOSITORY", "owner/name", "", "Set by GitHub Actions: the repository report links name."),
     _env("GITHUB_SERVER_URL", "URL", "", "Set by GitHub Actions: the server report links point at."),
     _env("GITHUB_SHA", "git commit", "", "Set by GitHub Actions: the commit report links name when the corpus is this repo."),

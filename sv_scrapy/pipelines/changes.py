@@ -6,13 +6,13 @@ failing claims in the worklist's shape, for ``scrapy verify``), one console line
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from sv_scrapy.core.atomic import append_lines, write_json, write_text
 from sv_scrapy.core.report import prcheck
 from sv_scrapy.core.report.worklistsummary import worklist_stats
+from sv_scrapy.registry import env
 
 FAILING_WORKLIST = "changes-failing.json"
 
@@ -44,9 +44,9 @@ def export_changes(run: Run, check: ChangeCheck, records: list[ClaimRecord], fai
     lines = [prcheck.summary_line(items, len(removed), check.changes.moved, check.revision.commit[:12], str(report))]
     if run.params.get("ci"):
         lines = prcheck.annotation_lines(findings) + lines
-        if os.environ.get("GITHUB_STEP_SUMMARY"):
+        if step_summary := env("GITHUB_STEP_SUMMARY"):
             summary = prcheck.changes_markdown(items, removed, ref, limit=prcheck.STEP_SUMMARY_LIMIT - 1)  # + the line's newline
-            append_lines(os.environ["GITHUB_STEP_SUMMARY"], [summary], "$GITHUB_STEP_SUMMARY")
-        if os.environ.get("GITHUB_OUTPUT"):
-            append_lines(os.environ["GITHUB_OUTPUT"], prcheck.output_lines(items, str(report)), "$GITHUB_OUTPUT")
+            append_lines(step_summary, [summary], "$GITHUB_STEP_SUMMARY")
+        if github_output := env("GITHUB_OUTPUT"):
+            append_lines(github_output, prcheck.output_lines(items, str(report)), "$GITHUB_OUTPUT")
     print("\n".join(lines), flush=True)

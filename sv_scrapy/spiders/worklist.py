@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from datetime import date
 from typing import Any
@@ -18,6 +17,7 @@ from sv_scrapy.core.claims.sampling import select_sample
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.corpusgit import resolve_revision
 from sv_scrapy.crawlstate import Run
+from sv_scrapy.registry import env
 from sv_scrapy.runtime import Runtime, process_clock, resolve
 from sv_scrapy.spiders.base import ClaimSpider
 
@@ -66,8 +66,8 @@ class WorklistSpider(ClaimSpider):
         super().preflight(settings, raw)
         if params["ci"]:  # the CI files are appended to at the end: proven appendable now
             for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
-                if os.environ.get(name):
-                    append_lines(os.environ[name], [], f"${name}")
+                if path := env(name):
+                    append_lines(path, [], f"${name}")
 
     def open_run(self, rt: Runtime, params: dict[str, Any]) -> Run:
         p = params
