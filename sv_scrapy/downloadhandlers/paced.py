@@ -36,7 +36,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 
 from sv_scrapy import signals as sv_signals
-from sv_scrapy.core.politeness import HostFloors, Pacer
+from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, HostFloors, Pacer, parse_retry_after
 from sv_scrapy.runtime import config_of
 
 if TYPE_CHECKING:
@@ -50,7 +50,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 NOT_BEFORE = "sv_not_before"  # monotonic time before which a (retried) request must not start
-HOLD_HOST = "sv_hold_host_until"  # monotonic time until which its whole host waits
+# on the retry of a request refused with Retry-After: monotonic time until which its whole host
+# waits; when it has passed, this request is asked again before any other to its host
+HOLD_HOST = "sv_hold_host_until"
 INNER_HANDLER = "SV_NETWORK_HANDLER"  # the handler that talks to the network (set by the add-on)
 
 
@@ -82,6 +84,30 @@ async def _sleep_until(when: float) -> float:
     return delay
 
 
+class _HostLine:
+    """The requests of one host waiting for a turn: in arrival order (``lock``), except that
+    the retries of a ``Retry-After`` refusal (``firsts``) go before all of them; at most
+    ``concurrency`` in flight."""
+
+    def __init__(self, concurrency: int) -> None:
+        self.lock = asyncio.Lock()
+        self.concurrency = max(1, concurrency)
+        self.flying = 0
+        self.firsts = 0
+        self._changed = asyncio.Event()
+
+    def blocked(self, first: bool) -> bool:
+        return self.flying >= self.concurrency or (not first and self.firsts > 0)
+
+    async def changed(self) -> None:
+        await self._changed.wait()
+
+    def notify(self) -> None:
+        """A request landed or a first one started: wake the waiters to look again."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+
 class PacedDownloadHandler:
     lazy = False
 
@@ -89,8 +115,7 @@ class PacedDownloadHandler:
         self.crawler = crawler
         self.inner = inner
         self.pacer = pacer
-        self._host_locks: dict[str, asyncio.Lock] = {}
-        self._in_flight: dict[str, asyncio.Semaphore] = {}
+        self._lines: dict[str, _HostLine] = {}
         self._browser_abort: Any = None
         self._stopped = ""  # why nothing more may be sent (sv_scrapy.signals.stop_sending)
         self._left = asyncio.Event()  # set once the last start's request has been handed to the network
@@ -129,13 +154,13 @@ class PacedDownloadHandler:
             if verdict:
                 return True
         if pw_request.is_navigation_request():
-            await self._take_turn(urlsplit(pw_request.url).hostname or "")
+            await self._take_turn(urlsplit(pw_request.url).hostname or "", placed=True)
         return False
 
-    def _semaphore(self, host: str) -> asyncio.Semaphore:
-        if host not in self._in_flight:
-            self._in_flight[host] = asyncio.Semaphore(max(1, self.pacer.floors.policy(host).concurrency))
-        return self._in_flight[host]
+    def _line(self, host: str) -> _HostLine:
+        if host not in self._lines:
+            self._lines[host] = _HostLine(self.pacer.floors.policy(host).concurrency)
+        return self._lines[host]
 
     def _stop_sending(self, reason: str) -> None:
         self._stopped = reason
@@ -148,16 +173,23 @@ class PacedDownloadHandler:
     async def download_request(self, request: Request) -> Response:
         host = urlparse_cached(request).hostname or ""
         self._refuse_if_stopped()
-        hold = request.meta.get(HOLD_HOST)
-        if hold:
-            self.pacer.hold(host, hold)
-        # a retry's backoff is its own: it waits before queueing behind its host
-        await _sleep_until(request.meta.get(NOT_BEFORE, 0.0))
-        async with self._semaphore(host):
+        line = self._line(host)
+        first = HOLD_HOST in request.meta
+        if first:
+            self.pacer.hold(host, float(request.meta[HOLD_HOST]))
+            line.firsts += 1
+        try:
+            # a retry's backoff is its own: it waits before queueing behind its host
+            await _sleep_until(request.meta.get(NOT_BEFORE, 0.0))
             if request.meta.get("playwright"):
-                await _sleep_until(self.pacer.host_ready(host))  # the route takes the turn itself
+                await self._take_turn(host, first, book=False)  # the browser's route takes the turn itself
             else:
-                await self._take_turn(host)
+                await self._take_turn(host, first)
+        finally:
+            if first:
+                line.firsts -= 1
+                line.notify()
+        try:
             self._refuse_if_stopped()  # the turn may have come after the crawl stopped sending
             started = time.monotonic()
             try:
@@ -167,17 +199,53 @@ class PacedDownloadHandler:
                 raise
             latency = request.meta.get("download_latency") or (time.monotonic() - started)
             self.pacer.observe(host, float(latency), ok=response.status < 400)
+            self._hold_if_asked(host, response)
             return response
+        finally:
+            line.flying -= 1
+            line.notify()
 
-    async def _take_turn(self, host: str) -> None:
-        lock = self._host_locks.setdefault(host, asyncio.Lock())
-        async with lock:  # one start at a time per host, in arrival order
-            waited = 0.0
-            while True:
-                # a request queued behind its host when the crawl stopped sending leaves at once,
-                # without waiting for (and using up) a turn it will never take
-                self._refuse_if_stopped()
-                await _sleep_until(self.pacer.host_ready(host))
+    def _hold_if_asked(self, host: str, response: Response) -> None:
+        """A 429 or 503 with ``Retry-After`` speaks of our rate to the whole server (RFC 6585,
+        RFC 9110 §10.2.3): hold every request to the host from the moment it is read, not from
+        when its retry comes back through the scheduler. Longer than the limit is not waited
+        for (the retry middleware reports the page unavailable)."""
+        if response.status not in (429, 503):
+            return
+        asked = parse_retry_after(response.headers.get(b"Retry-After"))
+        if asked is not None and asked <= RETRY_AFTER_CAP_SECONDS:
+            self.pacer.hold(host, time.monotonic() + asked)
+            self.crawler.stats.inc_value("sv/pacing/retry_after_holds")
+
+    async def _take_turn(self, host: str, first: bool = False, *, book: bool = True, placed: bool = False) -> None:
+        """Wait for a place in flight to ``host`` (unless ``placed`` already) and, with ``book``,
+        for the turn to start, which is then booked.
+
+        Ordinary requests wait in arrival order; a ``first`` one (the retry of a ``Retry-After``
+        refusal) goes before them. A rendered request takes its place without a start (``book``
+        off): the browser's route books it when Chromium sends the navigation (``placed``), past
+        the line, whose head may be waiting for that very place to free up."""
+        line = self._line(host)
+        if first or placed:
+            await self._wait_turn(host, line, first, book, placed)
+        else:
+            async with line.lock:  # one start at a time per host, in arrival order
+                await self._wait_turn(host, line, first, book, placed)
+
+    async def _wait_turn(self, host: str, line: _HostLine, first: bool, book: bool, placed: bool) -> None:
+        def blocked() -> bool:
+            return not placed and line.blocked(first)
+
+        waited = 0.0
+        while True:
+            # a request queued behind its host when the crawl stopped sending leaves at once,
+            # without waiting for (and using up) a turn it will never take
+            self._refuse_if_stopped()
+            if blocked():
+                await line.changed()
+                continue
+            await _sleep_until(self.pacer.host_ready(host))
+            if book:
                 waited += await _sleep_until(self.pacer.global_slot(time.monotonic()))
                 # an earlier start that left late (a busy loop wakes sleepers late, or its bytes
                 # waited behind a long callback) pushes this one back by as much; it keeps its
@@ -185,14 +253,21 @@ class PacedDownloadHandler:
                 while not self._left.is_set() or self.pacer.global_ready() > time.monotonic():
                     await self._left.wait()
                     waited += await _sleep_until(self.pacer.global_ready())
-                now = time.monotonic()
-                if self.pacer.host_ready(host) <= now:  # a Crawl-delay or hold may have come in
-                    break
-            self.pacer.started(host, now)
-            self._follow_to_wire(host, now)
-            self.crawler.stats.inc_value("sv/pacing/starts")
-            if waited:
-                self.crawler.stats.inc_value("sv/pacing/global_cap_waits")
+            now = time.monotonic()
+            # a Crawl-delay or a hold may have come in meanwhile, or a first one arrived
+            if self.pacer.host_ready(host) <= now and not blocked():
+                break
+        if not placed:
+            line.flying += 1
+        if book:
+            self._start(host, now, waited)
+
+    def _start(self, host: str, now: float, waited: float = 0.0) -> None:
+        self.pacer.started(host, now)
+        self._follow_to_wire(host, now)
+        self.crawler.stats.inc_value("sv/pacing/starts")
+        if waited:
+            self.crawler.stats.inc_value("sv/pacing/global_cap_waits")
 
     def _follow_to_wire(self, host: str, booked: float) -> None:
         """Note when the request just started has been handed to the network.
