@@ -273,9 +273,12 @@ class PacedDownloadHandler:
         """Note when the request just started has been handed to the network.
 
         Called right before the caller hands the request to the real handler, whose first
-        step runs in this same loop turn and schedules the connect (``callLater(0)``) or the
-        write. A timer set now fires in the same later loop turn as that connect, and one
-        ``call_soon`` from it runs after everything of that turn: by then the request has left.
+        step runs in this same loop turn. Measured (a loop-turn counter against the socket
+        calls), Twisted connects a new connection in the next turn (``callLater(0)``) and
+        writes on a kept-alive TLS connection in the turn after that, among that turn's I/O
+        callbacks. A timer set now, then ``call_soon`` twice, runs at the head of the turn
+        after those: by then the request has left, however long the callbacks before it took.
+        Late by a turn's work at most, which only ever lengthens a gap.
         """
         left = asyncio.Event()
         self._left = left
@@ -285,7 +288,7 @@ class PacedDownloadHandler:
             self.pacer.left(host, booked, time.monotonic() - _WIRE_SLACK)
             left.set()
 
-        loop.call_later(0, loop.call_soon, on_wire)
+        loop.call_later(0, loop.call_soon, loop.call_soon, on_wire)
 
     def _robots_parsed(self, robotparser: RobotParser, request: Request) -> None:
         host = urlparse_cached(request).hostname or ""
