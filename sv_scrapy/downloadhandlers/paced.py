@@ -276,9 +276,9 @@ class PacedDownloadHandler:
         step runs in this same loop turn. Measured (a loop-turn counter against the socket
         calls), Twisted connects a new connection in the next turn (``callLater(0)``) and
         writes on a kept-alive TLS connection in the turn after that, among that turn's I/O
-        callbacks. A timer set now, then ``call_soon`` twice, runs at the head of the turn
-        after those: by then the request has left, however long the callbacks before it took.
-        Late by a turn's work at most, which only ever lengthens a gap.
+        callbacks. A loop runs a turn's due timers after its I/O callbacks, so a timer set now
+        that sets another runs after both: by then the request has left, however long the
+        callbacks before it took, and the next start has waited two turns at most.
         """
         left = asyncio.Event()
         self._left = left
@@ -288,7 +288,7 @@ class PacedDownloadHandler:
             self.pacer.left(host, booked, time.monotonic() - _WIRE_SLACK)
             left.set()
 
-        loop.call_later(0, loop.call_soon, loop.call_soon, on_wire)
+        loop.call_later(0, loop.call_later, 0, on_wire)
 
     def _robots_parsed(self, robotparser: RobotParser, request: Request) -> None:
         host = urlparse_cached(request).hostname or ""
