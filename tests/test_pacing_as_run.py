@@ -22,7 +22,7 @@ from testing.mockweb.server import LogEntry
 # accepted, else when its first bytes arrived, by the kernel's stamp: tests/test_mockweb_clock.py).
 # The crawler's own book is exact (tests/core/test_pacer.py) and each start counts from when it
 # left (tests/test_paced_wire.py); the tolerance covers what the stamps cannot see (a new
-# connection's accept, a browser navigation's send). Floors and the cap here are 0.2 s and
+# connection's accept). Floors and the cap here are 0.2 s and
 # more, so a removed pacing piece (gaps near 0) still fails by far.
 TOLERANCE = 0.1
 
