@@ -19,9 +19,10 @@ from testing.mockweb import MockWeb, Route, gets_by_host
 from testing.mockweb.server import LogEntry
 
 # Each request is timed where the server first sees it begin (when its connection was
-# accepted, else its request line). The crawler's own book is exact (tests/core/test_pacer.py);
-# the server's clock is not: a handler thread waiting for the GIL on a loaded 2-core machine
-# has been measured reading a request line ~70 ms late. Floors and the cap here are 0.2 s and
+# accepted, else when its first bytes arrived, by the kernel's stamp: tests/test_mockweb_clock.py).
+# The crawler's own book is exact (tests/core/test_pacer.py) and each start counts from when it
+# left (tests/test_paced_wire.py); the tolerance covers what the stamps cannot see (a new
+# connection's accept). Floors and the cap here are 0.2 s and
 # more, so a removed pacing piece (gaps near 0) still fails by far.
 TOLERANCE = 0.1
 

@@ -162,6 +162,18 @@ class Pacer:
         self._last_global = max(self._last_global, when)
         self._next_global = max(self._next_global, when + self.min_gap)
 
+    def left(self, host: str, booked: float, when: float) -> None:
+        """The request started at ``booked`` reached the network only at ``when``: its host's
+        gap and the global cap count from then, so the next start keeps its distance on the
+        wire, not only in this book. An earlier ``when`` changes nothing.
+
+        >>> p = Pacer(HostFloors.__new__(HostFloors), min_gap=0.2)
+        >>> p.started("a", 10.0); p.left("a", 10.0, 10.15); p.global_ready()
+        10.35
+        """
+        if when > booked:
+            self.started(host, when)
+
     def hold(self, host: str, until: float) -> None:
         """A ``Retry-After``: nothing starts to ``host`` before ``until``."""
         self._held_until[host] = max(self._held_until.get(host, 0.0), until)

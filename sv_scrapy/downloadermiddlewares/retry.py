@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING
 
 from scrapy.downloadermiddlewares.retry import RetryMiddleware, get_retry_request
+from scrapy.utils.httpobj import urlparse_cached
 
 from sv_scrapy.core.policy import Liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, backoff_seconds, parse_retry_after
@@ -54,8 +55,12 @@ class BackoffRetryMiddleware(RetryMiddleware):
         if retry is not None:
             until = time.monotonic() + wait
             retry.meta[NOT_BEFORE] = until
+            retry.meta.pop(HOLD_HOST, None)  # an earlier attempt's hold is not this one's
             if hold_host:
                 retry.meta[HOLD_HOST] = until
+                # asked again first: past Scrapy's queue of its host's download slot, where it
+                # would wait behind every request queued meanwhile, to the paced handler's line
+                retry.meta["download_slot"] = f"{urlparse_cached(retry).hostname} (Retry-After)"
         return retry
 
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Request | Response:

@@ -10,11 +10,12 @@ logged here as one WARNING line instead.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler
 from twisted.internet.defer import Deferred
@@ -52,6 +53,18 @@ class _RobotsErrorAsWarning(logging.Filter):
 
 
 _FILTER = _RobotsErrorAsWarning()
+
+
+def _settled(shared: Deferred[Any]) -> Deferred[None]:
+    """A Deferred that fires when ``shared`` does, without taking ``shared``'s result from its other waiters."""
+    relay: Deferred[None] = Deferred()
+
+    def passing(result: Any) -> Any:
+        relay.callback(None)
+        return result
+
+    shared.addBoth(passing)
+    return relay
 
 
 def _robots_url(scheme: str, netloc: str) -> str:
@@ -93,6 +106,14 @@ class SvRobotsTxtMiddleware(RobotsTxtMiddleware):
     async def robot_parser(self, request: Request) -> RobotParser | None:
         url = urlparse_cached(request)
         self._schemes.setdefault(url.netloc, url.scheme)
+        pending = self._parsers.get(url.netloc)
+        if isinstance(pending, Deferred):
+            # robots.txt of this host is in flight. Scrapy 2.19 awaits the shared Deferred with
+            # ``asFuture``, whose callback returns None: the first waiter gets the parser, every
+            # later one None, read as "no robots.txt" — and its request was sent. Waiting on a
+            # relay leaves the shared result alone; the parser is then read where it was installed.
+            await maybe_deferred_to_future(_settled(pending))
+            return self._parsers[url.netloc]  # type: ignore[return-value]  # no longer a Deferred
         return await super().robot_parser(request)
 
     async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:

@@ -13,6 +13,7 @@ import hashlib
 import socket
 import ssl
 import struct
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -64,15 +65,19 @@ class LogEntry:
     user_agent: str
     headers: dict[str, str]
     status: int = 0
-    tunnel_t: float = 0.0  # the first request on a new connection: when that connection was accepted
+    tunnel_t: float = 0.0  # the first request on a new connection: when that connection began
     size: int = 0  # body bytes sent (before gzip); a 304 sends none
+    arrived: float = 0.0  # the kernel's receive time of the request's first bytes (0: unknown)
 
     @property
     def began(self) -> float:
         """When the client began this request, as near as the server can tell: a request that
         opened a new connection began when it was accepted (the CONNECT, the TLS set-up and a
-        handler thread's start are delays on the way, not the client's pace)."""
-        return self.tunnel_t or self.t
+        handler thread's start are delays on the way, not the client's pace); any other when
+        its first bytes reached this machine, by the kernel's clock — not when a handler thread
+        got round to reading them (one waiting for the GIL on a loaded machine has read a
+        request line 0.115 s after the client sent it)."""
+        return self.tunnel_t or self.arrived or self.t
 
 
 def gets_by_host(log: list[LogEntry], key: Callable[[LogEntry], float] = lambda e: e.began) -> dict[str, list[LogEntry]]:
@@ -172,10 +177,39 @@ class MockWeb:
             self.log.clear()
 
 
+# Linux's SO_TIMESTAMPNS (asm-generic/socket.h; Python 3.11 does not name it): the kernel
+# stamps each received packet, and the stamp comes with the bytes as a struct timespec
+_SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+_STAMPED = sys.platform == "linux"
+
+
+def _arrival(sock: socket.socket) -> float:
+    """The kernel's receive time of the next bytes waiting on ``sock`` (a TLS socket's raw
+    bytes), without taking them; 0.0 if the peer closed, or if no time came with them. Waits
+    for them, as the read that follows would."""
+    if not _STAMPED:
+        return 0.0
+    try:
+        data, ancillary, _, _ = socket.socket.recvmsg(sock, 1, socket.CMSG_SPACE(16), socket.MSG_PEEK)
+    except OSError:
+        return 0.0
+    for level, kind, value in ancillary:
+        if data and level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(value) >= 16:
+            seconds, nanoseconds = struct.unpack("qq", value[:16])
+            return float(seconds + nanoseconds / 1e9)
+    return 0.0
+
+
 class _TimedServer(ThreadingHTTPServer):
-    """Notes when each connection was accepted, before its handler thread starts."""
+    """Notes when each connection was accepted, before its handler thread starts, and has the
+    kernel stamp each received packet (``SO_TIMESTAMPNS``, inherited by accepted sockets)."""
 
     accepted_at: dict[Any, float]
+
+    def server_bind(self) -> None:
+        if _STAMPED:
+            self.socket.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+        super().server_bind()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not hasattr(self, "accepted_at"):
@@ -191,8 +225,17 @@ class _ProxyHandler(BaseHTTPRequestHandler):
     tunnel_host = ""
     tunnel_t = 0.0  # when this connection was accepted; reset once its first request is logged
 
+    arrived = 0.0  # the kernel's receive time of the request being handled
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # the structured log is enough
+
+    def handle_one_request(self) -> None:
+        # nothing is buffered above the socket here: a client sends its next request only
+        # after the answer to the last (no pipelining), and a TLS record is read whole
+        pending = getattr(self.connection, "pending", None)
+        self.arrived = 0.0 if pending is not None and pending() else _arrival(self.connection)
+        super().handle_one_request()
 
     # plain proxied requests carry an absolute URL; tunnelled ones a path
     def _url(self) -> str:
@@ -204,6 +247,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
     def do_CONNECT(self) -> None:  # noqa: N802 - stdlib naming
         host = self.path.split(":", 1)[0].lower()
         opened = self.server.accepted_at.pop(self.connection, None) or time.time()  # type: ignore[attr-defined]
+        opened = min(opened, self.arrived or opened)  # the accept thread may have been late too
         self.web.record(LogEntry(time.time(), "CONNECT", self.path, self.headers.get("User-Agent", ""), {}))
         if host not in self.web.hosts():
             self.send_error(502, "mock web does not serve this host")
@@ -236,8 +280,10 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         url = self._url()
         # the first request on a connection began when that connection was accepted
         began = self.tunnel_t or self.server.accepted_at.pop(self.connection, 0.0)  # type: ignore[attr-defined]
+        if began and self.arrived:
+            began = min(began, self.arrived)  # the accept thread may have been late too
         entry = LogEntry(time.time(), self.command, url, self.headers.get("User-Agent", ""), dict(self.headers.items()),
-                         tunnel_t=began)
+                         tunnel_t=began, arrived=self.arrived)
         self.tunnel_t = 0.0  # later requests on this tunnel began at their own request line
         self.web.record(entry)
         host = _split(url)[0]
