@@ -1,6 +1,6 @@
-"""The content store in the pipeline: a 304 restored from the page's past (loaded once, with its
-request: ``core.audit.past``) before any reading; each page's texts and next entry
-(``core.audit.journal.next_entry``) journalled after its records are made."""
+"""The content store in the pipeline: each page's texts and next entry
+(``core.audit.journal.next_entry``) journalled after its records are made (a 304's reading is
+restored from the page's past by ``pipelines.read``)."""
 
 from __future__ import annotations
 
@@ -16,27 +16,6 @@ from sv_scrapy.crawlstate import run_of
 from sv_scrapy.extensions.outcome import output_stopped, stop_for_output
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.pipelines.hashes import keeps_pdf_bytes
-
-
-class StoreRestorePipeline(JobPipeline):
-    """A 304 carries no body: its text, hashes and OCR facts are the stored copy's, taken from
-    the past the request carried — the one restoring stage, before any reading."""
-
-    job = "audit"
-
-    def process_item(self, item: Any) -> Any:
-        page = ItemAdapter(item)
-        if page["fetched"].http_status != 304:
-            return item
-        reading = (page["past"] or PagePast(page["url"])).restored_reading()
-        page["restored"] = reading is not None
-        if reading is None:
-            return item
-        page.update(reading)
-        self.crawler.stats.inc_value("sv/store/not_modified")
-        if page["ocr"]:
-            self.crawler.stats.inc_value("sv/ocr/cache_hit")
-        return item
 
 
 class StoreUpdatePipeline(JobPipeline):
@@ -64,15 +43,16 @@ class StoreUpdatePipeline(JobPipeline):
         store, run_id = run.store, run.run_id
         url, outcome, fetched = page["url"], page["outcome"], page["fetched"]
         past = page["past"] or PagePast(url)
-        if page["content_hash"] and outcome.state is not None:
+        reading = page["reading"]
+        if reading.content_hash and outcome.state is not None:
             if fetched.http_status != 304:
-                store.save_text(url, page["text"])
-            if outcome.state.stable_hash == page["content_hash"] and (outcome.changed or not past.stable_kept):
-                store.save_stable_text(url, page["text"])
+                store.save_text(url, reading.text)
+            if outcome.state.stable_hash == reading.content_hash and (outcome.changed or not past.stable_kept):
+                store.save_stable_text(url, reading.text)
         if keeps_pdf_bytes(page):
             store.save_pdf(url, page["body"])
         # the journal: once this is on disk, a resumed run skips the URL
-        store.save(next_entry(fetched, item.reading(), outcome, past.entry, run_id, page["raw_hash"]))
+        store.save(next_entry(fetched, reading, outcome, past.entry, run_id, page["raw_hash"]))
 
 
 class StoreTextPipeline(JobPipeline):
@@ -85,8 +65,8 @@ class StoreTextPipeline(JobPipeline):
         page = ItemAdapter(item)
         store = run_of(self.crawler).store
         try:
-            if page["text"]:
-                store.save_text(page["url"], page["text"])
+            if page["reading"].text:
+                store.save_text(page["url"], page["reading"].text)
             if keeps_pdf_bytes(page):
                 store.save_pdf(page["url"], page["body"])
         except OutputError as exc:

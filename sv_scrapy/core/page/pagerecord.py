@@ -32,6 +32,7 @@ from sv_scrapy.core.page.prefilter import (
     prior_for_text,
     prior_without_text,
 )
+from sv_scrapy.core.page.reader import Reading
 from sv_scrapy.core.page.soft404 import NOTE as SOFT_404_NOTE
 from sv_scrapy.core.page.soft404 import soft_404
 from sv_scrapy.core.page.subject import needs_words, page_words
@@ -76,24 +77,6 @@ class Fetched:
     @property
     def content_type(self) -> str:
         return self.headers.get("content-type", "")
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What the reading stages got out of the body (or the store, for a 304)."""
-
-    kind: str = ""  # html | text | pdf | binary; "" when nothing was read
-    text: str = ""
-    text_method: str = ""  # html | text | pdf:pypdfium2 | pdf:pdfminer | ocr | store (304 Not Modified)
-    lang: str = ""
-    pdf: str = ""  # "" | disabled | cut | no_text
-    note: str = ""  # the reader's own note (OCR, a PDF without text)
-    ocr: Mapping[str, Any] | None = None
-    content_hash: str = ""
-    restored: bool | None = None  # a 304: True when the store had a copy; None when no store was asked
-    charset: str = ""  # the encoding the body was read in ("" when it was not read as text)
-    charset_source: str = ""  # who said so (core.page.charset.Decoded.source)
-    frames: tuple[tuple[str, str], ...] = ()  # (URL, text) of the frames whose text follows the page's
 
 
 @dataclass(frozen=True)
