@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
+from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.outlinks import (
     found_in,
     frame_urls,
@@ -31,7 +32,9 @@ from sv_scrapy.core.page.outlinks import (
 )
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT
 from sv_scrapy.core.page.text import decode_body
+from sv_scrapy.crawlstate import find_run
 from sv_scrapy.extensions.journey import journey_of
+from sv_scrapy.extensions.outcome import stop_for_output
 from sv_scrapy.runtime import config_of, page_rules
 
 if TYPE_CHECKING:
@@ -45,16 +48,35 @@ logger = logging.getLogger(__name__)
 
 async def fetch_text(crawler: Crawler, url: str, purpose: str) -> str | None:
     """The text of ``url`` read by the one reader (HTML, plain text, a PDF's text layer or its
-    OCR); None when it could not be had."""
-    journey = journey_of(crawler)
-    fetch = await journey.fetch(url, purpose)
+    OCR); None when it could not be had. Asked conditionally when the store keeps its validators
+    and text from an earlier run: a 304 is that text again, for a few hundred bytes."""
+    journey, run = journey_of(crawler), find_run(crawler)
+    store = run.store if run is not None else None
+    kept = store.extra(url) if store is not None else None
+    conditional = _conditional_headers(kept[0]) if kept is not None else {}
+    fetch = await journey.fetch(url, purpose, headers=conditional)
     if fetch.response is None:
         return None
+    if fetch.status == 304 and kept is not None and conditional:
+        crawler.stats.inc_value(f"sv/{purpose}/not_modified")
+        return kept[1]
     if fetch.status != 200:
         crawler.stats.inc_value(f"sv/{purpose}/failed")
         return None
-    reading = await journey.read(fetch.response.body, fetch.headers().get("content-type", ""), urls=(url,))
+    headers = fetch.headers()
+    reading = await journey.read(fetch.response.body, headers.get("content-type", ""), urls=(url,))
+    etag, modified = headers.get("etag", ""), headers.get("last-modified", "")
+    if store is not None and (etag or modified) and not fetch.response.meta.get("sv_stopped"):
+        try:
+            store.save_extra(url, etag, modified, reading.text)
+        except OutputError as exc:
+            stop_for_output(crawler, exc)
     return reading.text
+
+
+def _conditional_headers(validators: dict[str, str]) -> dict[str, str]:
+    headers = {"If-None-Match": validators.get("etag", ""), "If-Modified-Since": validators.get("last_modified", "")}
+    return {name: value for name, value in headers.items() if value}
 
 
 class _Outlinks:
