@@ -15,7 +15,6 @@ a scanned PDF by OCR. A refused or failed extra is simply not read.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +43,10 @@ if TYPE_CHECKING:
 
     from sv_scrapy.config import Config
 
-logger = logging.getLogger(__name__)
+# above the archive's 10 and the pages' 0: a page's item waits for its frames and linked documents
+# (its body and text held meanwhile), so they leave the scheduler first
+PRIORITY = 20
+
 
 async def fetch_text(crawler: Crawler, url: str, purpose: str) -> str | None:
     """The text of ``url`` read by the one reader (HTML, plain text, a PDF's text layer or its
@@ -54,7 +56,7 @@ async def fetch_text(crawler: Crawler, url: str, purpose: str) -> str | None:
     store = run.store if run is not None else None
     kept = store.extra(url) if store is not None else None
     conditional = _conditional_headers(kept[0]) if kept is not None else {}
-    fetch = await journey.fetch(url, purpose, headers=conditional)
+    fetch = await journey.fetch(url, purpose, headers=conditional, priority=PRIORITY)
     if fetch.response is None:
         return None
     if fetch.status == 304 and kept is not None and conditional:
