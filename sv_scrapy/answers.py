@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scrapy.exceptions import IgnoreRequest
+from twisted.python.failure import Failure
 
 from sv_scrapy.core.page.pagerecord import FetchFailure
 from sv_scrapy.downloadermiddlewares.guard import TargetRefused
@@ -13,7 +14,6 @@ from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
 
 if TYPE_CHECKING:
     import scrapy
-    from twisted.python.failure import Failure
 
 # every non-2xx status reaches the callback; 3xx stay with RedirectMiddleware, but 304
 # (our conditional requests) is an answer, not a redirect
@@ -27,9 +27,11 @@ def failed_request(failure: Failure) -> scrapy.Request:
     return request
 
 
-def describe_failure(failure: Failure) -> FetchFailure:
-    """The downloader's exception as facts for ``core.page.pagerecord.failure_outcome``."""
-    exc = failure.value
+def describe_failure(failure: Failure | BaseException) -> FetchFailure:
+    """The downloader's exception (or an errback's Failure of it) as facts for
+    ``core.page.pagerecord.failure_outcome``."""
+    # a Failure is a BaseException itself in Twisted 24+: asked first
+    exc = failure.value if isinstance(failure, Failure) else failure
     if isinstance(exc, RobotsDisallowed):
         return FetchFailure("robots", message=str(exc))
     if isinstance(exc, TargetRefused):

@@ -4,6 +4,7 @@ served by the same loopback proxy, judged from ``audit.json`` and the mock's req
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -260,6 +261,19 @@ def test_a_warm_audit_asks_nothing_for_what_it_looked_up(runs: dict[str, Any]) -
         line = warm[path]["then_now"]["line"]
         assert line.startswith(cold[path]["then_now"]["line"]) and line.endswith(
             f"(asked {NOW[:10]}; asked again from 2026-07-13)"), line
+
+
+def test_a_failed_lookup_is_asked_again_from_its_date(archive_web: tuple[Path, MockWeb],
+                                                      runs: dict[str, Any]) -> None:
+    tmp, web = archive_web
+    shutil.copytree(runs["store"], tmp / "month" / "store")  # next month's audit over this store
+    web.clear_log()
+    doc, _ = audit(tmp, web, runs["config"], "month", now="2026-07-13T03:00:00Z")
+    asked = {parse_qs(urlsplit(e.url).query).get("url", [""])[0] for e in archive_entries(web.log) if "/cdx/" in e.url}
+    web.clear_log()
+    assert {url(p) for p in ("malformed", "slow")} <= asked  # asked again, as on the first run
+    assert not asked & {url(p) for p in ("changed", "never", "dead", "pdf")}  # answered: kept
+    assert "asked again from" not in by_path(doc)["malformed"]["then_now"]["line"]
 
 
 def test_disabled_asks_nothing_and_says_nothing(runs: dict[str, Any]) -> None:

@@ -5,9 +5,9 @@
   alike; a PDF (its parse, a scan's OCR) is read in one worker thread (pdfium is not
   thread-safe), a scan's OCR cached in the content store by the PDF's hash.
 * :meth:`Journey.fetch` sends a frame, a linked document, a CDX query or a capture as an
-  ordinary request through the engine (``engine.crawl``): the scheduler (its priority), the
-  downloader middlewares (robots.txt, the target guard, retries and ``Retry-After``) and the
-  paced download handler apply as to any page; the answer comes back to the awaiting caller.
+  ordinary request through the engine (``engine.download_async``): the downloader middlewares
+  (robots.txt, the target guard, retries and ``Retry-After``) and the paced download handler
+  apply as to any page; the answer comes back to the awaiting caller.
 * :meth:`Journey.keep_open` runs work that outlives the item that started it (the archive's
   lookups): the spider is kept open until it is done, and it is cancelled if the crawl closes.
 
@@ -26,9 +26,11 @@ from urllib.parse import urlsplit
 
 import scrapy
 from scrapy import signals
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.exceptions import DontCloseSpider
+from scrapy.http.request import NO_CALLBACK
 
-from sv_scrapy.answers import HANDLED_STATUSES, describe_failure, failed_request
+from sv_scrapy.answers import HANDLED_STATUSES, describe_failure
 from sv_scrapy.codeerror import is_code_error, report_code_error
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.ocr import OcrSettings, OcrText, OcrUnavailable, installed_languages, languages_for, ocr_pdf
@@ -44,7 +46,6 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-    from twisted.python.failure import Failure
 
 logger = logging.getLogger(__name__)
 
@@ -149,39 +150,39 @@ class Journey:
         self.crawler.stats.inc_value(f"sv/{stage}/{event}", count)
 
     # -- fetching --------------------------------------------------------------------------
-    async def fetch(self, url: str, purpose: str, *, headers: Mapping[str, str] | None = None, priority: int = 0,
-                    meta: Mapping[str, Any] | None = None) -> Fetch:
-        """``url``'s answer (any status; redirects followed) or the failure that stood for it."""
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future[Fetch] = loop.create_future()
+    async def fetch(self, url: str, purpose: str, *, headers: Mapping[str, str] | None = None) -> Fetch:
+        """``url``'s answer (any status; redirects followed) or the failure that stood for it.
 
-        def settle(fetch: Fetch) -> None:
-            if not answer.done():
-                answer.set_result(fetch)
-
-        def on_response(response: Response) -> None:
-            settle(Fetch(response, attempts=response.meta.get("retry_times", 0) + 1))
-
-        def on_error(failure: Failure) -> None:
-            request = failed_request(failure)
-            if is_code_error(failure.value):  # a bug of ours on the way, never a fact about the URL
-                report_code_error(self.crawler, failure, url)
-            settle(Fetch(None, describe_failure(failure), request.meta.get("retry_times", 0) + 1))
-
-        request = scrapy.Request(url, callback=on_response, errback=on_error, dont_filter=True, priority=priority,
-                                 headers=dict(headers or {}),
+        Sent with ``engine.download_async`` — the path Scrapy's own robots.txt middleware takes —
+        not through the scheduler: the request is in the downloader from the start, so a crawl
+        that closes (a stop, a full disk) still ends it, and no item waits on a request the
+        closing engine would leave in the scheduler."""
+        request = scrapy.Request(url, callback=NO_CALLBACK, dont_filter=True, headers=dict(headers or {}),
                                  meta={"sv_url": url, "sv_purpose": purpose, "handle_httpstatus_list": HANDLED_STATUSES,
-                                       "dont_merge_cookies": True, **(meta or {})})
+                                       "dont_merge_cookies": True})
         stats, engine = self.crawler.stats, self.crawler.engine
         assert stats is not None and engine is not None
         stats.inc_value(f"sv/{purpose}/requested")
-        engine.crawl(request)
-        fetch = await answer
-        if fetch.failure is not None:
-            stats.inc_value(f"sv/{purpose}/{'refused' if fetch.failure.kind != 'error' else 'failed'}")
+        try:
+            response = await engine.download_async(request)
+        except Exception as exc:
+            if is_code_error(exc):  # a bug of ours on the way, never a fact about the URL
+                report_code_error(self.crawler, exc, url)
+            failure = describe_failure(exc)
+            stats.inc_value(f"sv/{purpose}/{'refused' if failure.kind != 'error' else 'failed'}")
             logger.debug("%(purpose)s %(url)s not fetched: %(why)s",
-                         {"purpose": purpose, "url": url, "why": fetch.failure.message or fetch.failure.exc_name})
-        return fetch
+                         {"purpose": purpose, "url": url, "why": failure.message or failure.exc_name})
+            return Fetch(None, failure, self._attempts_given_up(request, exc))
+        # the answer's request is the last one sent (a retry's copy): its count is the true one
+        return Fetch(response, attempts=response.meta.get("retry_times", 0) + 1)
+
+    def _attempts_given_up(self, request: scrapy.Request, exc: Exception) -> int:
+        """How many times a request that ended in ``exc`` was sent: the retry middleware's whole
+        allowance for an exception it retries (it gave up), else once."""
+        retry = self.crawler.get_downloader_middleware(RetryMiddleware)
+        if retry is None or request.meta.get("dont_retry") or not isinstance(exc, retry.exceptions_to_retry):
+            return 1
+        return int(request.meta.get("max_retry_times", retry.max_retry_times)) + 1
 
     # -- work that outlives its item -------------------------------------------------------
     def keep_open(self, work: Coroutine[Any, Any, None]) -> None:

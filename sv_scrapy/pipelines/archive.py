@@ -59,9 +59,6 @@ if TYPE_CHECKING:
 # lookups under way at once: one waits its turn at the archive host while another's answer is
 # read, so the host's floor, not our reading, sets the pace
 WORKERS = 2
-# above the pages' 0: the scheduler hands the archive's requests to the downloader first (they
-# then wait their turn at the archive host, in the paced handler, like any request)
-PRIORITY = 10
 _READING_KEYS = ("kind", "text", "text_method", "lang", "pdf", "note", "ocr", "content_hash")
 
 
@@ -214,7 +211,7 @@ class ArchivePipeline(JobPipeline):
 
     async def _fetch(self, url: str) -> Fetch:
         # redirects are followed (the Wayback redirects a capture to its nearest timestamp)
-        return await self.journey.fetch(url, "archive", priority=PRIORITY)
+        return await self.journey.fetch(url, "archive")
 
     def _fail(self, lookup: Lookup, fetch: Fetch, step: str, what: str) -> None:
         if fetch.failure is not None:

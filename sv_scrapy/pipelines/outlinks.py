@@ -43,11 +43,6 @@ if TYPE_CHECKING:
 
     from sv_scrapy.config import Config
 
-# above the archive's 10 and the pages' 0: a page's item waits for its frames and linked documents
-# (its body and text held meanwhile), so they leave the scheduler first
-PRIORITY = 20
-
-
 async def fetch_text(crawler: Crawler, url: str, purpose: str) -> str | None:
     """The text of ``url`` read by the one reader (HTML, plain text, a PDF's text layer or its
     OCR); None when it could not be had. Asked conditionally when the store keeps its validators
@@ -56,7 +51,7 @@ async def fetch_text(crawler: Crawler, url: str, purpose: str) -> str | None:
     store = run.store if run is not None else None
     kept = store.extra(url) if store is not None else None
     conditional = _conditional_headers(kept[0]) if kept is not None else {}
-    fetch = await journey.fetch(url, purpose, headers=conditional, priority=PRIORITY)
+    fetch = await journey.fetch(url, purpose, headers=conditional)
     if fetch.response is None:
         return None
     if fetch.status == 304 and kept is not None and conditional:
