@@ -48,7 +48,7 @@ EXTENSIONS = {
     "sv_scrapy.extensions.progress.ProgressExtension": 0,
     "sv_scrapy.extensions.outcome.RunOutcomeExtension": 0,
     # the one reader and the one way to fetch what a page needs (frames, linked documents, the archive)
-    "sv_scrapy.extensions.journey.Journey": 0,
+    "sv_scrapy.journey.Journey": 0,
 }
 # read (or restore a 304) -> frames, links -> hashes -> priors -> one hop -> then and now -> store -> export; the
 # job-specific ones enable themselves by ``SV_JOB`` (``worklist`` or ``audit``)

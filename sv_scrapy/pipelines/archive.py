@@ -6,7 +6,7 @@ and hands the flagged ones (``core.audit.archive.thennow.is_flagged``) to the lo
 ``archive.max_lookups`` most urgent — for an audit with fewer flagged claims than that, as soon
 as its page is judged, so the archive's requests overlap the crawl instead of following it. A
 lookup asks the Wayback CDX API about the (URL, stamp date) pair, then reads the chosen capture
-raw; both go through the page journey (``extensions.journey``): ordinary Scrapy requests under
+raw; both go through the page journey (``journey``): ordinary Scrapy requests under
 robots.txt, the retry middleware (``Retry-After``), the target guard and the paced download
 handler, and the capture is read by the one reader (HTML, PDF, OCR) and judged by
 ``core.page.pagerecord.page_records`` like today's page. The answers are kept in the store
@@ -48,8 +48,8 @@ from sv_scrapy.core.page.reader import Reading
 from sv_scrapy.core.page.text import content_hash
 from sv_scrapy.core.report.auditdoc import priority
 from sv_scrapy.crawlstate import run_of
-from sv_scrapy.extensions.journey import Fetch, Journey, journey_of
 from sv_scrapy.extensions.outcome import stop_for_output
+from sv_scrapy.journey import Fetch, Journey, journey_of
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.runtime import config_of, page_rules
 

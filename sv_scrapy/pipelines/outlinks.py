@@ -1,6 +1,6 @@
 """Frames and linked documents: the extra requests a page may need (``core.page.outlinks``).
 
-Both fetch and read through the page's journey (``extensions.journey``): every such request
+Both fetch and read through the page's journey (``journey``): every such request
 passes the same downloader middlewares (robots.txt, the target guard, retries) and waits its
 turn in the paced download handler like any page — the per-host floors hold
 (tests/test_hostile_web.py reads them from the mock web's log) — and is read by the one reader,
@@ -32,8 +32,8 @@ from sv_scrapy.core.page.outlinks import (
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT
 from sv_scrapy.core.page.text import decode_body
 from sv_scrapy.crawlstate import find_run
-from sv_scrapy.extensions.journey import journey_of
 from sv_scrapy.extensions.outcome import stop_for_output
+from sv_scrapy.journey import journey_of
 from sv_scrapy.runtime import config_of, page_rules
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""The page read: its body through the one reader (``extensions.journey.Journey.read``), or a
+"""The page read: its body through the one reader (``journey.Journey.read``), or a
 304's reading restored from the past its request carried — the item's one ``Reading``."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 
 from sv_scrapy.core.audit.past import PagePast
-from sv_scrapy.extensions.journey import journey_of
+from sv_scrapy.journey import journey_of
 
 if TYPE_CHECKING:
     from typing import Self
