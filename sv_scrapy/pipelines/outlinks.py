@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from sv_scrapy.config import Config
+    from sv_scrapy.core.audit.past import PagePast
+    from sv_scrapy.core.claims.record import ClaimRecord
 
 async def fetch_text(crawler: Crawler, url: str, purpose: str) -> str | None:
     """The text of ``url`` read by the one reader (HTML, plain text, a PDF's text layer or its
@@ -95,23 +97,25 @@ class _Outlinks:
 class FramesPipeline(_Outlinks):
     async def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
-        body = page["body"]
-        if body is None or not self._html_page(page) or b"frame" not in body.lower():
-            return item
-        fetched = page["fetched"]
-        html = decode_body(body, fetched.content_type or None, truncated=fetched.truncated).text
-        base = fetched.final_url or page["url"]
-        urls = frame_urls(html, base)
-        reading = page["reading"]
-        if not urls or not wants_frames(page["claims"], reading.text, self.rules.prefilter):
-            return item
         frames = []
-        for url in urls:
+        for url in self._wanted(page):
             text = await fetch_text(self.crawler, url, "frame")
             if text:
                 frames.append((url, text))
-        page["reading"] = replace(reading, text=join_frames(reading.text, frames), frames=tuple(frames))
+        if frames:
+            reading = page["reading"]
+            page["reading"] = replace(reading, text=join_frames(reading.text, frames), frames=tuple(frames))
         return item
+
+    def _wanted(self, page: ItemAdapter) -> list[str]:
+        """The same-site frames of a thin or zero-match HTML page; none for any other page."""
+        body = page["body"]
+        if body is None or not self._html_page(page) or b"frame" not in body.lower():
+            return []
+        fetched = page["fetched"]
+        html = decode_body(body, fetched.content_type or None, truncated=fetched.truncated).text
+        urls = frame_urls(html, fetched.final_url or page["url"])
+        return urls if urls and wants_frames(page["claims"], page["reading"].text, self.rules.prefilter) else []
 
 
 class LinkedPipeline(_Outlinks):
@@ -127,22 +131,29 @@ class LinkedPipeline(_Outlinks):
     async def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
         outcome = page["outcome"]
-        if not self.config.linked.enabled or page["from_journal"] or outcome is None:
-            return item
-        if page["fetched"].http_status == 304 and page["past"] is not None:
-            # no body, no links: what the unchanged page linked to stands
-            before = page["past"].linked_before()
-            for record in outcome.records:
-                if record["prior"] == TOKENS_ABSENT and record["id"] in before:
-                    record["found_linked"] = before[record["id"]]
-            return item
-        if not page["links"] or not self._html_page(page):
-            return item
+        if self.config.linked.enabled and not page["from_journal"] and outcome is not None:
+            if page["fetched"].http_status == 304:
+                self._findings_stand(page["past"], outcome.records)
+            elif page["links"] and self._html_page(page):
+                await self._one_hop(page["links"], outcome.records)
+        return item
+
+    @staticmethod
+    def _findings_stand(past: PagePast | None, records: list[ClaimRecord]) -> None:
+        """A 304 has no body, so no links: what the unchanged page linked to stands."""
+        before = past.linked_before() if past is not None else {}
+        for record in records:
+            if record["prior"] == TOKENS_ABSENT and record["id"] in before:
+                record["found_linked"] = before[record["id"]]
+
+    async def _one_hop(self, links: list[tuple[str, str]], records: list[ClaimRecord]) -> None:
+        """For each ``TOKENS_ABSENT`` claim, its candidate links read (``linked.max_per_page`` new
+        ones for the page in all) until one holds the figure."""
         budget = self.config.linked.max_per_page
-        for record in outcome.records:
+        for record in records:
             if record["prior"] != TOKENS_ABSENT or budget <= 0:
                 continue
-            for url in linked_candidates(page["links"], record, self.config.linked.max_per_page):
+            for url in linked_candidates(links, record, self.config.linked.max_per_page):
                 if url not in self.read:
                     if budget <= 0:
                         break
@@ -153,7 +164,6 @@ class LinkedPipeline(_Outlinks):
                     record["found_linked"] = {"url": url, "excerpt": excerpt}
                     self.crawler.stats.inc_value("sv/linked/found")
                     break
-        return item
 
 
 class LinksPipeline(_Outlinks):
