@@ -1,6 +1,7 @@
 """The monthly audit as it is run: cold, then warm, then at scale — against politeness.
 
     python bench/audit.py [--scale-urls 10000] [--scale-hosts 1000] [--scale-rps 100] [--skip-scale]
+                          [--skip-cold-warm] [--profile FILE]
 
 1. **Cold then warm** `scrapy crawl audit` over one content store, on one mock web with
    script-only pages (rendered in Chromium), PDFs on two slow government servers, a host
@@ -33,7 +34,7 @@ sys.path.insert(0, str(PROJECT_DIR))
 
 from sv_scrapy.config import load_config  # noqa: E402
 from sv_scrapy.core.politeness import floor_seconds, policy_for  # noqa: E402
-from testing.crawl import crawl, make_config, write_corpus  # noqa: E402
+from testing.crawl import SCRAPY, crawl, make_config, write_corpus  # noqa: E402
 from testing.mockweb import MockWeb, Route  # noqa: E402
 from testing.mockweb.pdfgen import text_pdf  # noqa: E402
 from testing.mockweb.server import LogEntry  # noqa: E402
@@ -108,7 +109,7 @@ def cold_warm(seed: int = 5) -> None:
           "(goal ≤ 0.3)")
 
 
-def scale(urls: int, hosts: int, rps: float, seed: int = 9) -> None:
+def scale(urls: int, hosts: int, rps: float, seed: int = 9, profile: str = "") -> None:
     rng = random.Random(seed)
     names = [f"h{i:04d}.scale.gouv.fr" if i % 2 == 0 else f"h{i:04d}.scale-example.org" for i in range(hosts)]
     lines = []
@@ -123,8 +124,10 @@ def scale(urls: int, hosts: int, rps: float, seed: int = 9) -> None:
         corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": "# Scale\n" + "\n".join(lines) + "\n"})
         config = make_config(tmp / "config", liveness={"global": {"req_per_sec": rps}},
                              source_verify={"extraction": {"primary_only": False}})
+        # --profile: the crawl under cProfile (where each page's time goes; the wall is then not the figure)
+        launcher = [sys.executable, "-m", "cProfile", "-o", profile, SCRAPY] if profile else None
         result = crawl("audit", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(), timeout=3600,
-                       settings={"SV_RENDER_ENABLED": "0"})
+                       settings={"SV_RENDER_ENABLED": "0"}, launcher=launcher)
         log = list(web.log)
         if result.returncode != 0:
             print(result.stderr[-3000:])
@@ -148,12 +151,15 @@ def main() -> int:
     ap.add_argument("--scale-hosts", type=int, default=1_000)
     ap.add_argument("--scale-rps", type=float, default=100.0)
     ap.add_argument("--skip-scale", action="store_true")
+    ap.add_argument("--skip-cold-warm", action="store_true")
+    ap.add_argument("--profile", default="", help="write the scale crawl's cProfile stats to this file")
     args = ap.parse_args()
     # the scale run first: peak RSS is read for this process's children, and the cold/warm
     # runs start Chromium
     if not args.skip_scale:
-        scale(args.scale_urls, args.scale_hosts, args.scale_rps)
-    cold_warm()
+        scale(args.scale_urls, args.scale_hosts, args.scale_rps, profile=args.profile)
+    if not args.skip_cold_warm:
+        cold_warm()
     return 0
 
 

@@ -43,20 +43,22 @@ EXTENSIONS = {
     "sv_scrapy.extensions.bodycap.BodyCapExtension": 0,
     "sv_scrapy.extensions.progress.ProgressExtension": 0,
     "sv_scrapy.extensions.outcome.RunOutcomeExtension": 0,
+    # the one reader and the one way to fetch what a page needs (frames, linked documents, the archive)
+    "sv_scrapy.journey.Journey": 0,
 }
 # the order is the numbers below (the docs' architecture page draws it from this dict, so no summary
 # here can go stale); the job-specific ones enable themselves by ``SV_JOB`` (``worklist`` or ``audit``)
 ITEM_PIPELINES = {
-    "sv_scrapy.pipelines.store.StoreRestorePipeline": 50,  # a 304: the stored copy, before any reading
-    "sv_scrapy.pipelines.text.TextPipeline": 100,
+    # the one reader: a body read (HTML, text, PDF, OCR), a 304's reading restored from the store
+    "sv_scrapy.pipelines.read.ReadPipeline": 100,
     # a thin or zero-match page's frames join its text; its links kept for one hop (issue #19)
     "sv_scrapy.pipelines.outlinks.FramesPipeline": 150,
     "sv_scrapy.pipelines.outlinks.LinksPipeline": 160,
-    "sv_scrapy.pipelines.pdf.PdfTextPipeline": 200,
     "sv_scrapy.pipelines.hashes.HashPipeline": 300,
     "sv_scrapy.pipelines.records.RecordsPipeline": 400,
-    "sv_scrapy.pipelines.archive.ArchivePipeline": 410,  # then and now: archived captures end here
     "sv_scrapy.pipelines.outlinks.LinkedPipeline": 420,
+    # then and now: a flagged claim's lookup starts once its records are final
+    "sv_scrapy.pipelines.archive.ArchivePipeline": 430,
     "sv_scrapy.pipelines.store.StoreUpdatePipeline": 450,
     "sv_scrapy.pipelines.store.StoreTextPipeline": 460,
     "sv_scrapy.pipelines.export.WorklistExportPipeline": 900,

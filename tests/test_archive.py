@@ -4,6 +4,7 @@ served by the same loopback proxy, judged from ``audit.json`` and the mock's req
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -251,11 +252,28 @@ def test_metrics_carry_the_archive_counts(runs: dict[str, Any]) -> None:
 def test_a_warm_audit_asks_nothing_for_what_it_looked_up(runs: dict[str, Any]) -> None:
     asked = {parse_qs(urlsplit(e.url).query).get("url", [""])[0] if "/cdx/" in e.url else e.url.split("id_/", 1)[-1]
              for e in archive_entries(runs["warm_log"]) if not e.url.endswith("/robots.txt")}
-    assert asked == {url(p) for p in ("malformed", "gone", "slow")}  # errors are asked again; nothing else
+    assert asked == set()  # a failed lookup is asked again next month, not the same week; nothing else
     warm, cold = by_path(runs["warm"]), by_path(runs["cold"])
     for path in ("changed", "never", "dead", "pdf", "after", "empty", "throttled"):
         assert warm[path]["then_now"] == cold[path]["then_now"], path
     assert runs["warm"]["stats"]["archive"]["captures_cached"] >= 5
+    for path in ("malformed", "gone", "slow"):  # the failure as it was, and when it is asked again
+        line = warm[path]["then_now"]["line"]
+        assert line.startswith(cold[path]["then_now"]["line"]) and line.endswith(
+            f"(asked {NOW[:10]}; asked again from 2026-07-13)"), line
+
+
+def test_a_failed_lookup_is_asked_again_from_its_date(archive_web: tuple[Path, MockWeb],
+                                                      runs: dict[str, Any]) -> None:
+    tmp, web = archive_web
+    shutil.copytree(runs["store"], tmp / "month" / "store")  # next month's audit over this store
+    web.clear_log()
+    doc, _ = audit(tmp, web, runs["config"], "month", now="2026-07-13T03:00:00Z")
+    asked = {parse_qs(urlsplit(e.url).query).get("url", [""])[0] for e in archive_entries(web.log) if "/cdx/" in e.url}
+    web.clear_log()
+    assert {url(p) for p in ("malformed", "slow")} <= asked  # asked again, as on the first run
+    assert not asked & {url(p) for p in ("changed", "never", "dead", "pdf")}  # answered: kept
+    assert "asked again from" not in by_path(doc)["malformed"]["then_now"]["line"]
 
 
 def test_disabled_asks_nothing_and_says_nothing(runs: dict[str, Any]) -> None:

@@ -24,6 +24,7 @@ COMMON_EXTENSIONS = [
     "sv_scrapy.extensions.bodycap.BodyCapExtension",
     "sv_scrapy.extensions.progress.ProgressExtension",
     "sv_scrapy.extensions.outcome.RunOutcomeExtension",
+    "sv_scrapy.journey.Journey",
 ]
 MIDDLEWARES = [
     "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware",
@@ -40,18 +41,16 @@ MIDDLEWARES = [
     "scrapy.downloadermiddlewares.stats.DownloaderStats",
     "sv_scrapy.downloadermiddlewares.guard.TargetGuardMiddleware",
 ]
-READ = ["sv_scrapy.pipelines.text.TextPipeline", "sv_scrapy.pipelines.outlinks.FramesPipeline",
-        "sv_scrapy.pipelines.outlinks.LinksPipeline", "sv_scrapy.pipelines.pdf.PdfTextPipeline",
-        "sv_scrapy.pipelines.hashes.HashPipeline"]
+READ = ["sv_scrapy.pipelines.read.ReadPipeline", "sv_scrapy.pipelines.outlinks.FramesPipeline",
+        "sv_scrapy.pipelines.outlinks.LinksPipeline", "sv_scrapy.pipelines.hashes.HashPipeline"]
 LINKED = "sv_scrapy.pipelines.outlinks.LinkedPipeline"
 PIPELINES = {
-    # the pull-request check's conditional requests over the monthly store: a 304 is restored too
-    "worklist": ["sv_scrapy.pipelines.store.StoreRestorePipeline", *READ, "sv_scrapy.pipelines.records.RecordsPipeline",
-                 LINKED, "sv_scrapy.pipelines.store.StoreTextPipeline",
+    # the pull-request check's conditional requests over the monthly store: the read stage restores a 304 too
+    "worklist": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", LINKED, "sv_scrapy.pipelines.store.StoreTextPipeline",
                  "sv_scrapy.pipelines.export.WorklistExportPipeline"],
-    # a 304 is restored from the past its request carried before any reading stage runs
-    "audit": ["sv_scrapy.pipelines.store.StoreRestorePipeline", *READ, "sv_scrapy.pipelines.records.RecordsPipeline",
-              "sv_scrapy.pipelines.archive.ArchivePipeline", LINKED, "sv_scrapy.pipelines.store.StoreUpdatePipeline",
+    # a 304 is restored from the past its request carried by the read stage; then and now after one hop
+    "audit": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", LINKED,
+              "sv_scrapy.pipelines.archive.ArchivePipeline", "sv_scrapy.pipelines.store.StoreUpdatePipeline",
               "sv_scrapy.pipelines.audit.AuditExportPipeline"],
 }
 

@@ -52,6 +52,15 @@ CASES: dict[str, tuple[str, str, Route]] = {
               Route(body=scan_pdf([[]]), content_type=PDF)),
 }
 LINE = {name: 3 + i for i, name in enumerate(CASES)}
+# a page without the figure that links to a scan with it: the one hop reads the scan by OCR
+LINKED_PAGE, LINKED_SCAN = "https://linked.ocr.gouv.fr/droits", "https://linked.ocr.gouv.fr/docs/bareme-dmto-2025.pdf"
+LINKED_LINE = 3 + len(CASES)
+LINKED_ROUTES = {
+    LINKED_PAGE: Route(body="<html lang='fr'><body><h1>Droits de mutation</h1>"
+                            + "<p>Le barème des droits est publié chaque année par le département.</p>" * 8
+                            + "<a href='/docs/bareme-dmto-2025.pdf'>Barème DMTO 2025</a></body></html>"),
+    LINKED_SCAN: Route(body=scan_pdf(decree("Article 1. Le taux DMTO 2025 est fixé à 4,50 %.")), content_type=PDF),
+}
 
 
 def by_line(result: CrawlResult) -> dict[int, dict[str, Any]]:
@@ -80,13 +89,16 @@ def stat_value(stderr: str, key: str) -> int:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory):
     tmp: Path = tmp_path_factory.mktemp("ocr")
-    lines = "\n".join(f"- {text.format(url=url)}" for text, url, _ in CASES.values())
+    lines = "\n".join([*(f"- {text.format(url=url)}" for text, url, _ in CASES.values()),
+                       f"- DMTO 2025 4.50 % ([a]({LINKED_PAGE}))"])
     corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": f"# OCR\n\n{lines}\n"})
     config = make_config(tmp / "config", liveness=FAST_LIVENESS)
     command, log = counting_tesseract(tmp)
     results, counts = [], []
     with MockWeb() as web:
         for _, url, route in CASES.values():
+            web.route(url, route)
+        for url, route in LINKED_ROUTES.items():
             web.route(url, route)
         for _ in range(2):
             before = len(calls(log))
@@ -135,7 +147,8 @@ def test_a_blank_or_noisy_scan_stays_pdf_no_text(runs, name: str) -> None:
 
 def test_a_warm_audit_never_ocrs_an_unchanged_scan_again(runs) -> None:
     (cold, warm), (cold_calls, warm_calls), _ = runs
-    assert cold_calls == len(CASES) - 1  # one page each; a blank page is never sent to tesseract
+    # one page each (and the linked scan); a blank page is never sent to tesseract
+    assert cold_calls == len(CASES) - 1 + 1
     assert warm_calls == 0
     assert stat_value(warm[0].stderr, "sv/ocr/pages") == 0
     assert stat_value(warm[0].stderr, "sv/ocr/cache_hit") == len(CASES)
@@ -147,6 +160,15 @@ def test_a_warm_audit_never_ocrs_an_unchanged_scan_again(runs) -> None:
             "ocr", before[LINE[name]]["ocr_confidence"])
     assert after[LINE["present"]]["not_modified"] and not after[LINE["refetched"]]["not_modified"]
     assert not after[LINE["present"]]["content_changed"]
+
+
+def test_a_scan_linked_one_hop_from_a_page_is_read_by_ocr_and_found(runs) -> None:
+    (cold, warm), _, _ = runs
+    item = cold[1][LINKED_LINE]
+    assert (item["fetch_status"], item["prior"]) == ("OK", "TOKENS_ABSENT"), item
+    found = item["found_linked"] or {}
+    assert found.get("url") == LINKED_SCAN and "4,50 %" in found["excerpt"], item
+    assert warm[1][LINKED_LINE]["found_linked"] == item["found_linked"]  # the unchanged page's finding stands
 
 
 def test_no_tesseract_or_ocr_off_is_pdf_no_text_with_a_note(tmp_path: Path) -> None:

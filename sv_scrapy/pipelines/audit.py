@@ -42,7 +42,7 @@ class AuditExportPipeline(ExportPipeline):
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
         outcome = page["outcome"]
-        self.urls[page["url"]] = {"fetch_status": outcome.fetch_status, "kind": page["kind"], "note": outcome.note,
+        self.urls[page["url"]] = {"fetch_status": outcome.fetch_status, "kind": page["reading"].kind, "note": outcome.note,
                                   "not_modified": page["fetched"].http_status == 304
                                   or any(r.get("not_modified") for r in outcome.records)}
         return super().process_item(item)

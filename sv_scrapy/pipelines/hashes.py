@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from itemadapter import ItemAdapter
@@ -12,20 +13,21 @@ from sv_scrapy.core.page.text import content_hash, raw_hash
 def keeps_pdf_bytes(page: ItemAdapter) -> bool:
     """A PDF we did not turn into text (a scan, or extraction switched off), or only by OCR, keeps
     its bytes: ``scrapy verify`` sends them to the model as a document."""
-    return bool(page["body"]) and page["kind"] == "pdf" and (
-        page["pdf"] in ("no_text", "disabled") or page["text_method"] == "ocr")
+    reading = page["reading"]
+    return bool(page["body"]) and reading.kind == "pdf" and (
+        reading.pdf in ("no_text", "disabled") or reading.text_method == "ocr")
 
 
 class HashPipeline:
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
         if page["fetched"].http_status == 304:
-            return item  # the stored copy's hashes, as restored (StoreRestorePipeline)
+            return item  # the stored copy's hashes, as restored (pipelines.read)
         body = page["body"]
         if body is not None:
             page["raw_hash"] = raw_hash(body)
-        if page["text"]:
-            page["content_hash"] = content_hash(page["text"])
+        if page["reading"].text:
+            page["reading"] = replace(page["reading"], content_hash=content_hash(page["reading"].text))
         if not keeps_pdf_bytes(page):
             page["body"] = None  # the text is what we keep; an unread PDF's bytes go to the LLM layer
         return item

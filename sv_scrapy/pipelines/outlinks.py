@@ -1,10 +1,10 @@
 """Frames and linked documents: the extra requests a page may need (``core.page.outlinks``).
 
-Both fetch with ``engine.download_async`` — the path Scrapy's own robots.txt middleware takes —
-so every such request passes the same downloader middlewares (robots.txt, the target guard,
-retries) and waits its turn in the paced download handler like any page: the per-host floors
-hold (tests/test_hostile_web.py reads them from the mock web's log). A refused or failed extra
-is simply not read; an error in our own code is a code error (``sv_scrapy.codeerror``).
+Both fetch and read through the page's journey (``journey``): every such request
+passes the same downloader middlewares (robots.txt, the target guard, retries) and waits its
+turn in the paced download handler like any page — the per-host floors hold
+(tests/test_hostile_web.py reads them from the mock web's log) — and is read by the one reader,
+a scanned PDF by OCR. A refused or failed extra is simply not read.
 
 * ``FramesPipeline`` (after the text is read, before the hashes): a thin or zero-match HTML page's
   same-site frames, their text joined to the page's.
@@ -15,15 +15,12 @@ is simply not read; an error in our own code is a code error (``sv_scrapy.codeer
 
 from __future__ import annotations
 
-import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-import scrapy
 from itemadapter import ItemAdapter
-from scrapy.exceptions import IgnoreRequest
-from scrapy.http.request import NO_CALLBACK
 
-from sv_scrapy.codeerror import is_code_error, report_code_error
+from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.outlinks import (
     found_in,
     frame_urls,
@@ -32,9 +29,11 @@ from sv_scrapy.core.page.outlinks import (
     page_links,
     wants_frames,
 )
-from sv_scrapy.core.page.pdf import is_pdf, pdf_to_text
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT
-from sv_scrapy.core.page.text import decode_body, html_to_text
+from sv_scrapy.core.page.text import decode_body
+from sv_scrapy.crawlstate import find_run
+from sv_scrapy.extensions.outcome import stop_for_output
+from sv_scrapy.journey import journey_of
 from sv_scrapy.runtime import config_of, page_rules
 
 if TYPE_CHECKING:
@@ -43,40 +42,40 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from sv_scrapy.config import Config
+    from sv_scrapy.core.audit.past import PagePast
+    from sv_scrapy.core.claims.record import ClaimRecord
 
-logger = logging.getLogger(__name__)
-
-# statuses that reach us rather than the retry/redirect middlewares' end
-_HANDLED = [*range(400, 600)]
-
-
-async def fetch_text(crawler: Crawler, url: str, purpose: str, max_pdf_pages: int) -> str | None:
-    """The text of ``url`` (HTML, plain text or a PDF's text layer); None when it could not be had."""
-    request = scrapy.Request(url, callback=NO_CALLBACK, dont_filter=True,
-                             meta={"sv_url": url, "sv_purpose": purpose, "handle_httpstatus_list": _HANDLED,
-                                   "dont_merge_cookies": True})
-    stats = crawler.stats
-    assert stats is not None and crawler.engine is not None
-    stats.inc_value(f"sv/{purpose}/requested")
-    try:
-        response = await crawler.engine.download_async(request)
-    except IgnoreRequest as exc:  # robots.txt, the target guard, a stop
-        stats.inc_value(f"sv/{purpose}/refused")
-        logger.debug("%(purpose)s %(url)s not fetched: %(exc)s", {"purpose": purpose, "url": url, "exc": exc})
+async def fetch_text(crawler: Crawler, url: str, purpose: str) -> str | None:
+    """The text of ``url`` read by the one reader (HTML, plain text, a PDF's text layer or its
+    OCR); None when it could not be had. Asked conditionally when the store keeps its validators
+    and text from an earlier run: a 304 is that text again, for a few hundred bytes."""
+    journey, run = journey_of(crawler), find_run(crawler)
+    store = run.store if run is not None else None
+    kept = store.extra(url) if store is not None else None
+    conditional = _conditional_headers(kept[0]) if kept is not None else {}
+    fetch = await journey.fetch(url, purpose, headers=conditional)
+    if fetch.response is None:
         return None
-    except Exception as exc:
-        if is_code_error(exc):
-            report_code_error(crawler, exc, url)
-        stats.inc_value(f"sv/{purpose}/failed")
+    if fetch.status == 304 and kept is not None and conditional:
+        crawler.stats.inc_value(f"sv/{purpose}/not_modified")
+        return kept[1]
+    if fetch.status != 200:
+        crawler.stats.inc_value(f"sv/{purpose}/failed")
         return None
-    if response.status != 200:
-        stats.inc_value(f"sv/{purpose}/failed")
-        return None
-    body, ctype = response.body, (response.headers.get(b"Content-Type") or b"").decode("latin-1")
-    if is_pdf(body):
-        return pdf_to_text(body, max_pdf_pages).text
-    text = decode_body(body, ctype or None).text
-    return html_to_text(text) if "html" in ctype.lower() or not ctype or text.lstrip()[:1] == "<" else text
+    headers = fetch.headers()
+    reading = await journey.read(fetch.response.body, headers.get("content-type", ""), urls=(url,))
+    etag, modified = headers.get("etag", ""), headers.get("last-modified", "")
+    if store is not None and (etag or modified) and not fetch.response.meta.get("sv_stopped"):
+        try:
+            store.save_extra(url, etag, modified, reading.text)
+        except OutputError as exc:
+            stop_for_output(crawler, exc)
+    return reading.text
+
+
+def _conditional_headers(validators: dict[str, str]) -> dict[str, str]:
+    headers = {"If-None-Match": validators.get("etag", ""), "If-Modified-Since": validators.get("last_modified", "")}
+    return {name: value for name, value in headers.items() if value}
 
 
 class _Outlinks:
@@ -91,32 +90,32 @@ class _Outlinks:
 
     @staticmethod
     def _html_page(page: ItemAdapter) -> bool:
-        """A page of today's web read as HTML: an archived capture (``pipelines.archive``) is the
-        page as it was, and today's frames or links would mix the present into it."""
-        fetched = page["fetched"]
-        return bool(page["kind"] == "html" and fetched.http_status == 200 and not page.item.is_capture)
+        """A page read as HTML from a 200 answer (a 304 has no body to find frames or links in)."""
+        return bool(page["reading"].kind == "html" and page["fetched"].http_status == 200)
 
 
 class FramesPipeline(_Outlinks):
     async def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
-        body = page["body"]
-        if body is None or not self._html_page(page) or b"frame" not in body.lower():
-            return item
-        fetched = page["fetched"]
-        html = decode_body(body, fetched.content_type or None, truncated=fetched.truncated).text
-        base = fetched.final_url or page["url"]
-        urls = frame_urls(html, base)
-        if not urls or not wants_frames(page["claims"], page["text"], self.rules.prefilter):
-            return item
         frames = []
-        for url in urls:
-            text = await fetch_text(self.crawler, url, "frame", self.config.pdf.max_pages)
+        for url in self._wanted(page):
+            text = await fetch_text(self.crawler, url, "frame")
             if text:
                 frames.append((url, text))
-        page["frames"] = frames
-        page["text"] = join_frames(page["text"], frames)
+        if frames:
+            reading = page["reading"]
+            page["reading"] = replace(reading, text=join_frames(reading.text, frames), frames=tuple(frames))
         return item
+
+    def _wanted(self, page: ItemAdapter) -> list[str]:
+        """The same-site frames of a thin or zero-match HTML page; none for any other page."""
+        body = page["body"]
+        if body is None or not self._html_page(page) or b"frame" not in body.lower():
+            return []
+        fetched = page["fetched"]
+        html = decode_body(body, fetched.content_type or None, truncated=fetched.truncated).text
+        urls = frame_urls(html, fetched.final_url or page["url"])
+        return urls if urls and wants_frames(page["claims"], page["reading"].text, self.rules.prefilter) else []
 
 
 class LinkedPipeline(_Outlinks):
@@ -126,26 +125,35 @@ class LinkedPipeline(_Outlinks):
 
     async def _text(self, url: str) -> str | None:
         if url not in self.read:
-            self.read[url] = await fetch_text(self.crawler, url, "linked", self.config.pdf.max_pages)
+            self.read[url] = await fetch_text(self.crawler, url, "linked")
         return self.read[url]
 
     async def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
         outcome = page["outcome"]
-        if not self.config.linked.enabled or page["from_journal"] or outcome is None:
-            return item
-        if page["linked_before"]:  # a 304: no body, no links; what the unchanged page linked to stands
-            for record in outcome.records:
-                if record["prior"] == TOKENS_ABSENT and record["id"] in page["linked_before"]:
-                    record["found_linked"] = page["linked_before"][record["id"]]
-            return item
-        if not page["links"] or not self._html_page(page):
-            return item
+        if self.config.linked.enabled and not page["from_journal"] and outcome is not None:
+            if page["fetched"].http_status == 304:
+                self._findings_stand(page["past"], outcome.records)
+            elif page["links"] and self._html_page(page):
+                await self._one_hop(page["links"], outcome.records)
+        return item
+
+    @staticmethod
+    def _findings_stand(past: PagePast | None, records: list[ClaimRecord]) -> None:
+        """A 304 has no body, so no links: what the unchanged page linked to stands."""
+        before = past.linked_before() if past is not None else {}
+        for record in records:
+            if record["prior"] == TOKENS_ABSENT and record["id"] in before:
+                record["found_linked"] = before[record["id"]]
+
+    async def _one_hop(self, links: list[tuple[str, str]], records: list[ClaimRecord]) -> None:
+        """For each ``TOKENS_ABSENT`` claim, its candidate links read (``linked.max_per_page`` new
+        ones for the page in all) until one holds the figure."""
         budget = self.config.linked.max_per_page
-        for record in outcome.records:
+        for record in records:
             if record["prior"] != TOKENS_ABSENT or budget <= 0:
                 continue
-            for url in linked_candidates(page["links"], record, self.config.linked.max_per_page):
+            for url in linked_candidates(links, record, self.config.linked.max_per_page):
                 if url not in self.read:
                     if budget <= 0:
                         break
@@ -156,7 +164,6 @@ class LinkedPipeline(_Outlinks):
                     record["found_linked"] = {"url": url, "excerpt": excerpt}
                     self.crawler.stats.inc_value("sv/linked/found")
                     break
-        return item
 
 
 class LinksPipeline(_Outlinks):

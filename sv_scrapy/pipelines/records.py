@@ -36,13 +36,10 @@ class RecordsPipeline:
         if page["from_journal"]:
             return item
         run, previous = run_of(self.crawler), None
-        capture = item.is_capture  # an archived capture (pipelines.archive): no past, no page count
-        if self.remembers and not capture:  # the past the request carried (a URL never seen: an empty one)
+        if self.remembers:  # the past the request carried (a URL never seen: an empty one)
             previous = (page["past"] or PagePast(page["url"])).previous()
-        outcome = page_records(page["fetched"], item.reading(), page["claims"], self.rules, previous)
+        outcome = page_records(page["fetched"], page["reading"], page["claims"], self.rules, previous)
         page["outcome"] = outcome
-        if capture:
-            return item
         for prior in outcome.priors:
             self.crawler.stats.inc_value(f"sv/prior/{prior}")
         self.crawler.stats.inc_value(f"sv/fetch_status/{outcome.raw_status}")

@@ -1,10 +1,19 @@
-"""The content store in the pipeline: a 304 restored from the page's past (loaded once, with its
-request: ``core.audit.past``) before any reading; each page's texts and next entry
-(``core.audit.journal.next_entry``) journalled after its records are made."""
+"""The content store in the pipeline: each page's texts and next entry
+(``core.audit.journal.next_entry``) journalled after its records are made (a 304's reading is
+restored from the page's past by ``pipelines.read``).
+
+The writes run in a few worker threads, never on the event loop: every file is written
+atomically, with an ``fsync`` that takes milliseconds on a busy disk — three of them a page, at
+100 pages a second, were a whole core of the loop's time not spent sending requests
+(bench/audit.py --profile). A page's own writes keep their order (texts first, the entry last).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
@@ -17,44 +26,43 @@ from sv_scrapy.extensions.outcome import output_stopped, stop_for_output
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.pipelines.hashes import keeps_pdf_bytes
 
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
 
-class StoreRestorePipeline(JobPipeline):
-    """A 304 carries no body: its text, hashes and OCR facts are the stored copy's, taken from
-    the past the request carried — the one restoring stage, before any reading. The worklist's
-    pull-request check (``-a changed_since``) sends conditional requests too, over the monthly store."""
-
-    job = ("audit", "worklist")
-
-    def process_item(self, item: Any) -> Any:
-        page = ItemAdapter(item)
-        if page["fetched"].http_status != 304:
-            return item
-        reading = (page["past"] or PagePast(page["url"])).restored_reading()
-        page["restored"] = reading is not None
-        if reading is None:
-            return item
-        page.update(reading)
-        self.crawler.stats.inc_value("sv/store/not_modified")
-        if page["ocr"]:
-            self.crawler.stats.inc_value("sv/ocr/cache_hit")
-        return item
+# writers at once: enough to keep a busy disk's fsyncs from queueing behind each other
+WRITERS = 4
 
 
-class StoreUpdatePipeline(JobPipeline):
+class _StoreWriter(JobPipeline):
+    """A pipeline that writes a page's files in the store's worker threads."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        self._executor = ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix="sv-store")
+
+    def close_spider(self) -> None:
+        self._executor.shutdown(wait=True)  # every item awaited its writes: nothing is left but idle threads
+
+    async def _write(self, write: Callable[[], None]) -> None:
+        """``write`` in a worker; a failed write stops the run (``extensions.outcome.stop_for_output``)."""
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._executor, write)
+        except OutputError as exc:
+            raise stop_for_output(self.crawler, exc) from None
+
+
+class StoreUpdatePipeline(_StoreWriter):
     """The audit's journal: the page's texts, a scan's bytes and its next store entry."""
 
     job = "audit"
 
-    def process_item(self, item: Any) -> Any:
+    async def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
         if page["from_journal"]:
             return item
         if output_stopped(self.crawler):  # a write failed: nothing more is kept (nor journalled)
             raise DropItem("not kept: the output folder failed earlier", log_level="DEBUG")
-        try:
-            self._journal(page, item)
-        except OutputError as exc:
-            raise stop_for_output(self.crawler, exc) from None
+        await self._write(lambda: self._journal(page, item))
         if page["outcome"].changed:
             self.crawler.stats.inc_value("sv/store/content_changed")
         return item
@@ -65,31 +73,33 @@ class StoreUpdatePipeline(JobPipeline):
         store, run_id = run.store, run.run_id
         url, outcome, fetched = page["url"], page["outcome"], page["fetched"]
         past = page["past"] or PagePast(url)
-        if page["content_hash"] and outcome.state is not None:
+        reading = page["reading"]
+        if reading.content_hash and outcome.state is not None:
             if fetched.http_status != 304:
-                store.save_text(url, page["text"])
-            if outcome.state.stable_hash == page["content_hash"] and (outcome.changed or not past.stable_kept):
-                store.save_stable_text(url, page["text"])
+                store.save_text(url, reading.text)
+            if outcome.state.stable_hash == reading.content_hash and (outcome.changed or not past.stable_kept):
+                store.save_stable_text(url, reading.text)
         if keeps_pdf_bytes(page):
             store.save_pdf(url, page["body"])
         # the journal: once this is on disk, a resumed run skips the URL
-        store.save(next_entry(fetched, item.reading(), outcome, past.entry, run_id, page["raw_hash"]))
+        store.save(next_entry(fetched, reading, outcome, past.entry, run_id, page["raw_hash"]))
 
 
-class StoreTextPipeline(JobPipeline):
+class StoreTextPipeline(_StoreWriter):
     """For the worklist: keep each page's text (and a scan's bytes) for ``scrapy verify``,
     without touching the audit's change-detection state."""
 
     job = "worklist"
 
-    def process_item(self, item: Any) -> Any:
+    async def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
         store = run_of(self.crawler).store
-        try:
-            if page["text"]:
-                store.save_text(page["url"], page["text"])
+
+        def keep() -> None:
+            if page["reading"].text:
+                store.save_text(page["url"], page["reading"].text)
             if keeps_pdf_bytes(page):
                 store.save_pdf(page["url"], page["body"])
-        except OutputError as exc:
-            raise stop_for_output(self.crawler, exc) from None
+
+        await self._write(keep)
         return item

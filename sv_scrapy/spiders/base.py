@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 import scrapy
-from scrapy.exceptions import IgnoreRequest
-from twisted.python.failure import Failure
 
+from sv_scrapy.answers import HANDLED_STATUSES, describe_failure, failed_request
 from sv_scrapy.codeerror import is_code_error, report_code_error
 from sv_scrapy.core.atomic import check_writable
 from sv_scrapy.core.audit.past import PagePast
@@ -25,13 +24,12 @@ from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.audit.storeformat import Migration, check_format, migrate
 from sv_scrapy.core.claims.claims import Extraction, extract_corpus, unknown_scope
 from sv_scrapy.core.errors import ArgumentError
-from sv_scrapy.core.page.pagerecord import Fetched, FetchFailure, body_to_read
+from sv_scrapy.core.page.pagerecord import Fetched, body_to_read
 from sv_scrapy.core.page.safety import host_listed, refusal_reason
 from sv_scrapy.core.page.shell import shell_markers, shell_signs
 from sv_scrapy.core.page.text import decode_html, html_title, html_to_text
 from sv_scrapy.crawlstate import Run, attach, run_of
-from sv_scrapy.downloadermiddlewares.guard import TargetRefused
-from sv_scrapy.downloadermiddlewares.robotstxt import ROBOTS_NOTE, RobotsDisallowed
+from sv_scrapy.downloadermiddlewares.robotstxt import ROBOTS_NOTE
 from sv_scrapy.items import PageItem
 from sv_scrapy.registry import setting_default
 from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, page_rules, resolve
@@ -41,6 +39,7 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+    from twisted.python.failure import Failure
 
 # what preflight's migration found, for the crawl of the same process (by store folder)
 _MIGRATIONS: dict[Path, Migration] = {}
@@ -48,29 +47,6 @@ _MIGRATIONS: dict[Path, Migration] = {}
 
 def store_root(rt: Runtime) -> Path:
     return (rt.output_dir / "store").resolve()
-
-
-# every non-2xx status reaches the callback; 3xx stay with RedirectMiddleware, but 304
-# (our conditional requests) is an answer, not a redirect
-HANDLED_STATUSES = [304, *range(400, 600), 999]
-
-
-def failed_request(failure: Failure) -> scrapy.Request:
-    """The request an errback's failure is about: Scrapy sets it on the Failure it hands the
-    errback, an attribute Twisted's Failure does not declare (the package's one ignore for it)."""
-    request: scrapy.Request = failure.request  # type: ignore[attr-defined]
-    return request
-
-
-def describe_failure(failure: Failure) -> FetchFailure:
-    """The downloader's exception as facts for ``core.page.pagerecord.failure_outcome``."""
-    exc = failure.value
-    if isinstance(exc, RobotsDisallowed):
-        return FetchFailure("robots", message=str(exc))
-    if isinstance(exc, TargetRefused):
-        return FetchFailure("refused", message=str(exc))
-    kind = "ignored" if isinstance(exc, IgnoreRequest) else "error"
-    return FetchFailure(kind, type(exc).__name__, str(exc))
 
 
 class ClaimSpider(scrapy.Spider):
@@ -232,8 +208,7 @@ class ClaimSpider(scrapy.Spider):
             robots_note=response.meta.get(ROBOTS_NOTE, ""),
         )
         yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched, past=response.meta.get("sv_past"),
-                       body=body_to_read(fetched, body, page_rules(self.run.runtime.config)),
-                       lang=headers.get("content-language", "").split(",")[0].strip())
+                       body=body_to_read(fetched, body, page_rules(self.run.runtime.config)))
 
     def on_error(self, failure: Failure) -> Any:
         request = failed_request(failure)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from sv_scrapy.core.audit.store import Entry
 from sv_scrapy.core.page.fetchstatus import BINARY, OK
-from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome, Reading
+from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome
+from sv_scrapy.core.page.reader import Reading
 
 
 def journal_outcome(entry: Entry) -> PageOutcome:

@@ -21,6 +21,7 @@ from typing import Any
 from sv_scrapy.core.audit.store import ContentStore, Entry
 from sv_scrapy.core.page.ocr import OcrText
 from sv_scrapy.core.page.pagerecord import Previous
+from sv_scrapy.core.page.reader import Reading
 
 NOT_MODIFIED = "store (304 Not Modified)"  # the text method of a page restored from the store
 
@@ -47,22 +48,25 @@ class PagePast:
         headers = {"If-None-Match": entry.etag, "If-Modified-Since": entry.last_modified}
         return {name: value for name, value in headers.items() if value}
 
-    def restored_reading(self) -> dict[str, Any] | None:
-        """What a 304 reads from the store, as the item's reading fields; None when there is no
-        stored copy to read (the page says so: ``core.page.pagerecord.page_status``)."""
+    def restored_reading(self) -> Reading:
+        """What a 304 reads from the store; ``restored=False`` when there is no stored copy to
+        read (the page says so: ``core.page.pagerecord.page_status``)."""
         entry = self.entry
         if entry is None or self.text is None:
-            return None
-        reading: dict[str, Any] = {"text": self.text, "content_hash": entry.content_hash, "raw_hash": entry.raw_hash,
-                                   "text_method": NOT_MODIFIED, "kind": entry.content_kind,
-                                   # an unchanged page links where it linked: its one-hop findings stand
-                                   # (pipelines/outlinks.py)
-                                   "linked_before": {r["id"]: r["found_linked"] for r in entry.results
-                                                     if r.get("found_linked")}}
+            return Reading(restored=False)
         scan = OcrText.from_json(dict(self.ocr)) if self.ocr else None
         if scan is not None and scan.text.strip():  # a scan: its text was OCR, and this sure
-            reading.update(text_method="ocr", ocr=scan.summary(), read_note=scan.note())
-        return reading
+            return Reading(kind=entry.content_kind, text=self.text, text_method="ocr", note=scan.note(),
+                           ocr=scan.summary(), content_hash=entry.content_hash, restored=True)
+        return Reading(kind=entry.content_kind, text=self.text, text_method=NOT_MODIFIED,
+                       content_hash=entry.content_hash, restored=True)
+
+    def linked_before(self) -> dict[str, Any]:
+        """Claim id -> its stored ``found_linked``: an unchanged page links where it linked, so
+        its one-hop findings stand (``pipelines/outlinks.py``)."""
+        if self.entry is None:
+            return {}
+        return {r["id"]: r["found_linked"] for r in self.entry.results if r.get("found_linked")}
 
     def previous(self) -> Previous:
         """What the page's judgement needs of this past (``core.page.pagerecord.page_records``)."""

@@ -34,16 +34,18 @@ import json
 import logging
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from dataclasses import fields as dataclass_fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sv_scrapy.core.atomic import write_bytes, write_json, write_text
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.clock import Clock
 from sv_scrapy.core.page.changes import ContentState
 
+_T = TypeVar("_T")
 logger = logging.getLogger(__name__)
 
 TEXT_HEADER = "sv-text sha256="  # first line of a stored text: the hash of what follows
@@ -221,23 +223,46 @@ class ContentStore:
     def robots(self, robots_url: str) -> tuple[bytes, str] | None:
         """The robots.txt body (and its date) last stored for ``robots_url``; None when none is
         (or it fails its check: then it is set aside like any damaged file)."""
-        path = self._path("robots", robots_url, ".json")
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+
+        def check(data: dict[str, Any]) -> tuple[bytes, str]:
             body, when = data["body"], data["fetched_at"]
             if data.get("checksum") != _sha256(body) or not isinstance(when, str):
                 raise ValueError("checksum mismatch")
+            return body.encode("utf-8"), when
+
+        return self._checked(self._path("robots", robots_url, ".json"), robots_url, "stored robots.txt", check)
+
+    def _checked(self, path: Path, url: str, what: str, check: Callable[[dict[str, Any]], _T]) -> _T | None:
+        """A stored JSON file through ``check``; absent: None; failing its check: set aside, None."""
+        try:
+            return check(json.loads(path.read_text(encoding="utf-8")))
         except FileNotFoundError:
             return None
         except (OSError, ValueError, TypeError, KeyError, UnicodeDecodeError):
-            self.quarantine(path, robots_url, "stored robots.txt fails its check")
+            self.quarantine(path, url, f"{what} fails its check")
             return None
-        return body.encode("utf-8"), when
 
     def save_robots(self, robots_url: str, body: bytes) -> None:
         text = body.decode("utf-8", "replace")
         write_json(self._path("robots", robots_url, ".json"),
                    {"url": robots_url, "fetched_at": self.clock.iso(), "body": text, "checksum": _sha256(text)})
+
+    def extra(self, url: str) -> tuple[dict[str, str], str] | None:
+        """A frame's or linked document's validators (``etag``, ``last_modified``) and the text
+        read from it last time; None when none is kept (or it fails its check: set aside)."""
+
+        def check(data: dict[str, Any]) -> tuple[dict[str, str], str]:
+            text = data["text"]
+            if data.get("url") != url or not isinstance(text, str) or data.get("checksum") != _sha256(text):
+                raise ValueError("checksum mismatch")
+            return {k: str(data.get(k) or "") for k in ("etag", "last_modified")}, text
+
+        return self._checked(self._path("extras", url, ".json"), url, "stored frame or linked document", check)
+
+    def save_extra(self, url: str, etag: str, last_modified: str, text: str) -> None:
+        write_json(self._path("extras", url, ".json"),
+                   {"url": url, "fetched_at": self.clock.iso(), "etag": etag, "last_modified": last_modified,
+                    "text": text, "checksum": _sha256(text)})
 
     # -- the run journal -----------------------------------------------------------------
     def begin_run(self, params: dict[str, Any]) -> tuple[str, bool]:

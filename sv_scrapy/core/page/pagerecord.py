@@ -32,7 +32,7 @@ from sv_scrapy.core.page.prefilter import (
     prior_for_text,
     prior_without_text,
 )
-from sv_scrapy.core.page.shape import LineShape
+from sv_scrapy.core.page.reader import Reading
 from sv_scrapy.core.page.soft404 import NOTE as SOFT_404_NOTE
 from sv_scrapy.core.page.soft404 import soft_404
 from sv_scrapy.core.page.subject import needs_words, page_words
@@ -78,25 +78,6 @@ class Fetched:
     @property
     def content_type(self) -> str:
         return self.headers.get("content-type", "")
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What the reading stages got out of the body (or the store, for a 304)."""
-
-    kind: str = ""  # html | text | pdf | binary; "" when nothing was read
-    text: str = ""
-    text_method: str = ""  # html | text | pdf:pypdfium2 | pdf:pdfminer | ocr | store (304 Not Modified)
-    lang: str = ""
-    pdf: str = ""  # "" | disabled | cut | no_text
-    note: str = ""  # the reader's own note (OCR, a PDF without text)
-    ocr: Mapping[str, Any] | None = None
-    content_hash: str = ""
-    restored: bool | None = None  # a 304: True when the store had a copy; None when no store was asked
-    charset: str = ""  # the encoding the body was read in ("" when it was not read as text)
-    charset_source: str = ""  # who said so (core.page.charset.Decoded.source)
-    frames: tuple[tuple[str, str], ...] = ()  # (URL, text) of the frames whose text follows the page's
-    shapes: tuple[LineShape, ...] = ()  # an HTML page: where each line of its own text stands (core.page.shape)
 
 
 @dataclass(frozen=True)
@@ -250,28 +231,47 @@ def _prior(status: str, reading: Reading, values: list[dict[str, Any]], note: st
     return prior_without_text(values, SOURCE_UNAVAILABLE, note)
 
 
+@dataclass(frozen=True)
+class _Judged:
+    """The page's own judgement, before any claim: its status and note, and given the audit's
+    memory of the URL its fail streak and content state (a settled change, and what it was)."""
+
+    raw_status: str
+    status: str
+    note: str
+    streak: int = 0
+    state: ContentState | None = None
+    changed: bool = False
+    in_flux: bool = False
+    excerpts_before: Mapping[str, list[str]] = field(default_factory=dict)
+    diff: Sequence[str] = ()
+
+
+def _judge_page(fetched: Fetched, reading: Reading, rules: PageRules, previous: Previous | None) -> _Judged:
+    raw_status, note = page_status(fetched, reading, rules)
+    if fetched.robots_note:
+        note = "; ".join(filter(None, (note, fetched.robots_note)))
+    if previous is None:
+        return _Judged(raw_status, raw_status, note)
+    # a refusal is our choice, not the page's failure: it neither breaks nor extends a streak
+    counts = raw_status not in (EXCLUDED, ROBOTS)
+    streak = fail_streak(previous.fail_streak, raw_status in (OK, BINARY)) if counts else 0
+    status, note = _restate(raw_status, note, streak, rules.dead_after)
+    if not reading.content_hash:
+        return _Judged(raw_status, status, note, streak, previous.state or ContentState())
+    settled = settle(previous.state, reading.content_hash, fetched.fetched_at)
+    if not settled.changed:
+        return _Judged(raw_status, status, note, streak, settled.state, False, settled.in_flux)
+    return _Judged(raw_status, status, note, streak, settled.state, True, settled.in_flux, dict(previous.excerpts),
+                   changed_lines(previous.stable_text or "", reading.text))
+
+
 def page_records(fetched: Fetched, reading: Reading, claims: Sequence[ClaimRecord], rules: PageRules,
                  previous: Previous | None = None) -> PageOutcome:
     """Each claim citing the page, judged: ``fetch_status``, prior, excerpts and, given the
     audit's ``previous`` (worklist: None), fail streak and change fields."""
-    raw_status, note = page_status(fetched, reading, rules)
-    if fetched.robots_note:
-        note = "; ".join(filter(None, (note, fetched.robots_note)))
-    status, streak, state, changed, in_flux = raw_status, 0, None, False, False
-    excerpts_before: dict[str, list[str]] = {}
-    diff: list[str] = []
-    if previous is not None:
-        # a refusal is our choice, not the page's failure: it neither breaks nor extends a streak
-        counts = raw_status not in (EXCLUDED, ROBOTS)
-        streak = fail_streak(previous.fail_streak, raw_status in (OK, BINARY)) if counts else 0
-        status, note = _restate(raw_status, note, streak, rules.dead_after)
-        state = previous.state or ContentState()
-        if reading.content_hash:
-            settled = settle(previous.state, reading.content_hash, fetched.fetched_at)
-            state, changed, in_flux = settled.state, settled.changed, settled.in_flux
-            if changed:
-                excerpts_before = dict(previous.excerpts)
-                diff = changed_lines(previous.stable_text or "", reading.text)
+    page = _judge_page(fetched, reading, rules, previous)
+    status, note = page.status, page.note
     text = reading.text if status == OK else ""
     # the page decides the locale: its declared language and its host's country are hints
     final = fetched.final_url or fetched.url
@@ -279,17 +279,15 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[ClaimRecor
     index = (PageIndex(ocr_digits(text) if reading.ocr else text, lang=reading.lang or None, host=host or None)
              if text else None)
     hosts = [urlsplit(fetched.url).hostname or "", host]
-    records: list[ClaimRecord] = []
-    priors: list[str] = []
     gone = status == OK and reading.kind in ("html", "text") and soft_404(fetched.title, text, reading.lang, host)
+    records: list[ClaimRecord] = []
     for claim in claims:
         prior = _prior(status, reading, claim["values"], note, hosts, rules, index)
         is_soft_404 = gone and prior.prior != TOKENS_PRESENT
         if is_soft_404:  # the page is gone though it answered 200: absent, and the reviewer told why
             prior = Prior(TOKENS_ABSENT, missing_tokens=[str(v["raw"]) for v in claim["values"] if v.get("salient")],
                           note=SOFT_404_NOTE)
-        priors.append(prior.prior)
-        context_match, best, link = None, None, None
+        context_match, link = None, None
         if index is not None and prior.matched_tokens and not is_soft_404:
             excerpts, context_match, best = order_by_context(claim, text, index, prior, rules.prefilter,
                                                              reading.shapes, reading.lang, fetched.title)
@@ -299,27 +297,40 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[ClaimRecor
         if reading.frames:
             record["excerpts"] = name_frames(record["excerpts"], text[:_main_length(text, reading.frames)],
                                              reading.frames, prior.found_as.values())
-        record.update({"final_url": final, "http_status": fetched.http_status, "text_method": reading.text_method,
-                       "ocr_confidence": reading.ocr["confidence"] if reading.ocr else None,
-                       "content_hash": reading.content_hash, "fetched_at": fetched.fetched_at,
-                       "rendered": fetched.rendered, "charset": reading.charset or None,
-                       "charset_source": reading.charset_source or None, "frames": [url for url, _ in reading.frames],
-                       "found_linked": None, "soft_404": is_soft_404, "context_match": context_match,
-                       "figure_link": link})
+        record.update(_read_fields(fetched, reading, final))
+        record.update({"soft_404": is_soft_404, "context_match": context_match, "figure_link": link})
         if previous is not None:
-            assert state is not None
-            # the confirmed baseline: what a review's page-change expiry compares (``audit.reviews``)
-            record.update({"stable_hash": state.stable_hash or None, "content_changed": changed,
-                           "changed_at": state.changed_at if changed else "",
-                           "stale_changed": changed and stale_changed(state.changed_at, record.get("inline_stamp")),
-                           "in_flux": in_flux,
-                           "previous_excerpts": excerpts_before.get(record["id"], []) if changed else [],
-                           "change_diff": diff, "not_modified": fetched.http_status == 304, "fail_streak": streak})
-        if text and needs_words(record):  # the page's own words, while its text is in hand (the reports')
+            record.update(_change_fields(record, page, fetched))
+        if text and needs_words(record):  # the page's own words while its text is in hand (reports, PR check)
             words = page_words(record, text)
             record.update({"page_excerpt": words.excerpt, "page_hint": words.hint})
         records.append(record)
-    return PageOutcome(status, note, records, raw_status, tuple(priors), state, changed, streak)
+    return PageOutcome(status, note, records, page.raw_status, tuple(r["prior"] for r in records), page.state,
+                       page.changed, page.streak)
+
+
+def _read_fields(fetched: Fetched, reading: Reading, final: str) -> ClaimRecord:
+    """What every record of the page says of how it was fetched and read."""
+    return {"final_url": final, "http_status": fetched.http_status, "text_method": reading.text_method,
+            "ocr_confidence": reading.ocr["confidence"] if reading.ocr else None,
+            "content_hash": reading.content_hash, "fetched_at": fetched.fetched_at,
+            "rendered": fetched.rendered, "charset": reading.charset or None,
+            "charset_source": reading.charset_source or None, "frames": [url for url, _ in reading.frames],
+            "found_linked": None}
+
+
+def _change_fields(record: ClaimRecord, page: _Judged, fetched: Fetched) -> ClaimRecord:
+    """The audit's fields of one record: the streak, the confirmed baseline (what a review's
+    page-change expiry compares, ``audit.reviews``) and a settled change."""
+    state, changed = page.state, page.changed
+    assert state is not None
+    fields: ClaimRecord = {
+        "stable_hash": state.stable_hash or None, "content_changed": changed,
+        "changed_at": state.changed_at if changed else "",
+        "stale_changed": changed and stale_changed(state.changed_at, record.get("inline_stamp")),
+        "in_flux": page.in_flux, "previous_excerpts": page.excerpts_before.get(record["id"], []) if changed else [],
+        "change_diff": list(page.diff), "not_modified": fetched.http_status == 304, "fail_streak": page.streak}
+    return fields
 
 
 def _figure_link(url: str, text: str, prior: Prior, best: Hit | None, pdf: bool) -> str | None:

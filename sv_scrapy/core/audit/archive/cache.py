@@ -3,16 +3,19 @@ asks the Wayback Machine nothing for a claim it already looked up:
 
     archive/cdx/<sha1(url + date)>.json        the two CDX answers for (URL, stamp date)
     archive/capture/<sha1(url + timestamp)>.json what the reading stages got out of a capture
+    archive/failed/<sha1(url + date)>.json     a lookup that failed: why, and when it was asked
 
-A capture never changes, so neither expires. Only successful answers are kept: an error is
-asked again next month. File names are hashes, never URL-derived text; a file that does not
-parse, or holds another key, is read as absent (and simply rewritten).
+A capture never changes, so neither expires. A failed lookup is asked again on a schedule, not
+every run: from ``RETRY_FAILED_AFTER_DAYS`` after it failed (the next monthly audit). File
+names are hashes, never URL-derived text; a file that does not parse, or holds another key, is
+read as absent (and simply rewritten).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.audit.archive.cdx import Capture, captures_from_json, captures_to_json
 
 FOLDER = "archive"
+RETRY_FAILED_AFTER_DAYS = 28  # a monthly audit asks a failed lookup again the next month, not the same week
 
 
 def _key(*parts: str) -> str:
@@ -58,3 +62,17 @@ class ArchiveCache:
     def save_capture(self, url: str, timestamp: str, reading: dict[str, Any]) -> None:
         key = _key(url, timestamp)
         write_json(self.root / "capture" / f"{key}.json", {**reading, "key": key, "url": url, "timestamp": timestamp})
+
+    def failure(self, url: str, day: str, today: str) -> dict[str, Any] | None:
+        """A failure of the (URL, stamp date) lookup not yet due to be asked again on ``today``
+        (``YYYY-MM-DD``): its ``reason``, ``asked_at`` and ``retry_from``; None to ask."""
+        data = self._read("failed", _key(url, day))
+        if data is None or not str(data.get("reason") or ""):
+            return None
+        return data if str(data.get("retry_from") or "") > today[:10] else None
+
+    def save_failure(self, url: str, day: str, reason: str, at: str) -> None:
+        key = _key(url, day)
+        retry_from = (date.fromisoformat(at[:10]) + timedelta(days=RETRY_FAILED_AFTER_DAYS)).isoformat()
+        write_json(self.root / "failed" / f"{key}.json", {"key": key, "url": url, "date": day, "reason": reason,
+                                                          "asked_at": at, "retry_from": retry_from})

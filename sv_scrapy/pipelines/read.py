@@ -1,0 +1,47 @@
+"""The page read: its body through the one reader (``journey.Journey.read``), or a
+304's reading restored from the past its request carried — the item's one ``Reading``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+
+from sv_scrapy.core.audit.past import PagePast
+from sv_scrapy.journey import journey_of
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy.crawler import Crawler
+
+    from sv_scrapy.core.page.reader import Reading
+
+
+class ReadPipeline:
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    async def process_item(self, item: Any) -> Any:
+        page = ItemAdapter(item)
+        fetched, body = page["fetched"], page["body"]
+        if fetched.http_status == 304:  # a 304 carries no body: the stored copy's reading
+            page["reading"] = self._restored(page)
+        elif body is not None:  # a failure, a refusal or a failing answer has nothing to read
+            page["reading"] = await journey_of(self.crawler).read(
+                body, fetched.content_type, truncated=fetched.truncated,
+                lang=fetched.headers.get("content-language", "").split(",")[0].strip(),
+                urls=(page["url"], fetched.final_url), scopes=[c.get("scope", "") for c in page["claims"]])
+        return item
+
+    def _restored(self, page: ItemAdapter) -> Reading:
+        reading = (page["past"] or PagePast(page["url"])).restored_reading()
+        if reading.restored:
+            self.crawler.stats.inc_value("sv/store/not_modified")
+            if reading.ocr:
+                self.crawler.stats.inc_value("sv/ocr/cache_hit")
+        return reading
