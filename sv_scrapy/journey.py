@@ -69,6 +69,8 @@ class Fetch:
 
 
 class Journey:
+    """The crawl's one reader and one fetcher of what a page needs (an extension: one per crawler)."""
+
     def __init__(self, crawler: Crawler, limits: ReadLimits, ocr: OcrSettings | None) -> None:
         self.crawler = crawler
         self.limits = limits

@@ -84,6 +84,6 @@ class AuditExportPipeline(ExportPipeline):
         # and the run is closed last (until then the next run resumes it)
         store.save_claim_outcomes(done.kept, done.scopes)
         store.save_history(done.history)
-        store.finish_run(run.run_id)
+        store.finish_run(run.run_id, done.doc["generated_at"])
         run.document_stats = done.doc["stats"]
         print(done.summary, flush=True)

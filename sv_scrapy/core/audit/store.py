@@ -287,10 +287,12 @@ class ContentStore:
         except (OSError, ValueError):
             return {}
 
-    def finish_run(self, run_id: str) -> None:
+    def finish_run(self, run_id: str, finished_at: str) -> None:
+        """Close the run at ``finished_at``: the audit's ``generated_at``, so that the next audit's
+        news is "since" the very instant this one's reports name (not a second read of the clock)."""
         run = self.run_info()
         if run.get("run_id") == run_id:
-            run.update(finished=True, finished_at=self.clock.iso())
+            run.update(finished=True, finished_at=finished_at)
             write_json(self.root / "run.json", run)
 
     # -- claims.json (each claim's last outcome) and history.json (each audit's counts): issue #14 --
