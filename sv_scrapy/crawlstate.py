@@ -40,6 +40,7 @@ class Run:
     linter_rows: list[dict[str, object]] = field(default_factory=list)  # the portal-root backlog (audit)
     allowlist_rows: list[dict[str, object]] = field(default_factory=list)  # allowlist proposals (audit)
     reviews: list[Review] = field(default_factory=list)  # the maintainer's reviews (audit; core.audit.reviewfile)
+    corpus_index: list[tuple[str, str]] = field(default_factory=list)  # a part's whole corpus: (claim id, host)
     pages_done: Counter[str] = field(default_factory=Counter)  # fetch_status (or "journal") -> pages
     by_url: dict[str, list[ClaimRecord]] = field(init=False)  # the claims citing each URL, one request each
 

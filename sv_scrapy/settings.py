@@ -24,6 +24,10 @@ SV_OUTPUT_DIR = os.environ.get("SV_OUTPUT_DIR", str(_PROJECT_DIR / "_local" / "s
 SV_CI_DIR = os.environ.get("SV_CI_DIR", str(_PROJECT_DIR / "_ci" / "source-verify"))
 # the OCR engine for scanned PDFs (Debian's tesseract-ocr); a missing one leaves scans PDF_NO_TEXT
 SV_TESSERACT = os.environ.get("SV_TESSERACT", "tesseract")
+# `-a part=I/N` on separate machines (own addresses): each part may use the whole global request
+# cap and the Wayback Machine's floor; off (the default), parts may share one address and each
+# uses a Nth of them (sv_scrapy.core.audit.parts.shared_liveness)
+SV_PARTS_SEPARATE_MACHINES = os.environ.get("SV_PARTS_SEPARATE_MACHINES", "0")
 
 ADDONS = {"sv_scrapy.addon.SvAddon": 0}
 
