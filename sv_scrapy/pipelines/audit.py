@@ -63,11 +63,11 @@ class AuditExportPipeline(ExportPipeline):
         previous, scopes = store.claim_outcomes()
         archive_results, archive_enabled, archive_counts = archive_inputs(self.crawler)
         # the crawl's side of the finish's inputs (a part also hands them to its merge: core.audit.partfile)
-        crawled: dict[str, Any] = {"records": self.records, "urls": self.urls, "failure": run_failure(self.crawler),
-                   "archive_results": archive_results, "archive_enabled": archive_enabled,
-                   "archive_counts": archive_counts, "quarantined": store.quarantined,
-                   "store_format": run.store_format.as_dict() if run.store_format else {},
-                   "allowlist_rows": run.allowlist_rows, "linter_rows": run.linter_rows}
+        crawled: dict[str, Any] = {
+            "records": self.records, "urls": self.urls, "failure": run_failure(self.crawler),
+            "archive_results": archive_results, "archive_enabled": archive_enabled, "archive_counts": archive_counts,
+            "quarantined": store.quarantined, "store_format": run.store_format.as_dict() if run.store_format else {},
+            "allowlist_rows": run.allowlist_rows, "linter_rows": run.linter_rows}
         part, commit = run.params.get("part"), corpus_commit(os.environ, run.runtime.corpus_root)
         if part:  # first, before the finish enriches the records: what `scrapy merge` joins
             write_json(run.output_dir / PART_FILE, part_document(part=part, corpus_index=run.corpus_index, inputs={
