@@ -62,8 +62,8 @@ class AuditSpider(ClaimSpider):
             self.logger.info("part %(part)s: %(claims)d of %(all)d claim(s)",
                              {"part": part, "claims": len(claims), "all": len(extraction.claims)})
         journal_params = {"country": params["country"], "corpus": str(rt.corpus_root)}
-        if not part.whole:  # a whole audit's journal stays as it was: an older run still resumes
-            journal_params["part"] = str(part)
+        if params["part"]:  # an audit without -a part keeps its journal as it was: an older run still resumes
+            journal_params["part"] = params["part"]
         run_id, resumed = store.begin_run(journal_params)
         if resumed:
             self.logger.info("resuming unfinished audit run %(run)s", {"run": run_id})
@@ -72,7 +72,7 @@ class AuditSpider(ClaimSpider):
             self.report_dir_for(self.crawler.settings, rt.output_dir, params["ci"]), run_id=run_id, resumed=resumed,
             store_format=migration,
             # the whole corpus's claims and hosts, in corpus order: what a merge of the parts needs
-            corpus_index=[(c.id, c.source_host) for c in extraction.claims] if not part.whole else [],
+            corpus_index=[(c.id, c.source_host) for c in extraction.claims] if params["part"] else [],
             # the portal-root linter's backlog rides along in the report (static, no network)
             linter_rows=[r.as_dict() for r in lint_corpus(rt.corpus_root, rt.config.hosts,
                                                           rt.extract_options(country=params["country"]),
