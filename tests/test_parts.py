@@ -1,7 +1,8 @@
 """The audit split into host-partitioned parts (``-a part=I/N``) and merged (``scrapy merge``), judged
 against a single run over the same corpus and an identical mock web: 48 sites (54 hosts) with the
 fault scenarios (404, 500, a reset connection, 503 then 200, a slow page, a robots.txt
-disallow, a redirect inside a site, an absent figure, a figure that changes in month 2).
+disallow, a redirect inside a site, a redirect to another part's site, an absent figure, a figure
+that changes in month 2).
 
 Month 1: three parts at once against one mock web, merged. Month 2: two parts over month 1's
 merged store, the second SIGKILLed halfway (the merge exits 1 naming it and its hosts), rerun,
@@ -33,6 +34,8 @@ SITES = range(1, 49)
 MONTHS = ["2027-01-01T03:00:00Z", "2027-02-01T03:00:00Z"]
 REQ_PER_SEC = 12  # the single run's global cap: the parts together must stay under it
 FLOOR_S = 0.1  # FAST_ANY_HOST's government floor (every host here is under gouv.fr)
+# site 13 redirects to site 14, a site of another part both in three parts and in two
+ACROSS = ("www.site13.gouv.fr", "www.site14.gouv.fr")
 FILLER = "<p>" + "How the duty is assessed, who pays it and when it falls due. " * 6 + "</p>"
 
 
@@ -64,6 +67,7 @@ class Web:
         self.web.route("https://www.site05.gouv.fr/robots.txt", Route(body="User-agent: *\nDisallow: /\n",
                                                                     content_type="text/plain"))
         self.web.route("https://data.site04.gouv.fr/moved", Route(body=page("4,25 %")))
+        self.web.route(f"https://{ACROSS[1]}/moved", Route(body=page("13,25 %")))
 
     def __enter__(self) -> Web:
         self.web.start()
@@ -82,6 +86,8 @@ class Web:
             return Route(status=500, body="oops")
         if k == 4:
             return Route(status=301, redirect="https://data.site04.gouv.fr/moved")
+        if k == 13:
+            return Route(status=301, redirect=f"https://{ACROSS[1]}/moved")
         if k == 6:
             return Route(body=page("un taux réduit"), delay=delay)
         if k == 7 and hit == 1:
@@ -156,6 +162,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
         # month 2: two parts over month 1's merged store; part 2/2 killed halfway
         web.month = 2
+        web.web.clear_log()
         for i in (1, 2):
             shutil.copytree(tmp / "m1" / "store", tmp / f"q{i}" / "store")
         assert part(1, 2, tmp / "q1", MONTHS[1]).returncode == 0
@@ -177,6 +184,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         rerun = part(2, 2, tmp / "q2", MONTHS[1])
         assert rerun.returncode == 0, rerun.stderr[-1500:]
         out["rerun_stdout"] = rerun.stdout
+        out["log2"] = list(web.web.log)
         out["merges"]["m2"] = merge(tmp / "q1", tmp / "q2", into=tmp / "m2", env={**merge_env, "SV_NOW": MONTHS[1]})
         out["m2"], out["m2_headings"] = audit_doc(tmp / "m2"), headings(tmp / "m2")
         out["tmp"] = tmp
@@ -188,6 +196,8 @@ def test_the_merged_month_is_the_single_runs(runs: dict[str, Any]) -> None:
     assert merged.returncode == 0, merged.stderr
     single, doc = runs["single1"], runs["m1"]
     assert len(doc["items"]) == len(single["items"]) == 54
+    moved = [i for i in doc["items"] if i["source_host"] == ACROSS[0]]
+    assert [(i["final_url"], i["prior"]) for i in moved] == [(f"https://{ACROSS[1]}/moved", "TOKENS_PRESENT")]
     assert essentials(doc) == essentials(single)
     assert [i["id"] for i in doc["items"]] == [i["id"] for i in single["items"]]  # corpus order
     assert {k: v for k, v in doc["stats"].items() if k != "archive"} == \
@@ -217,25 +227,49 @@ def test_every_host_is_asked_by_one_part_and_robots_once(runs: dict[str, Any]) -
     log = runs["log1"]
     hosts = by_part(log)
     assert len(hosts) >= 40
-    assert {h: p for h, p in hosts.items() if len(p) != 1} == {}
-    assert {h: p for h, p in hosts.items() if p != {str(owner_of(h, 3))}} == {}
+    # the one exception: month 1's redirect to another part's site, followed by the citing part
+    assert {h: p for h, p in hosts.items() if len(p) != 1} == {ACROSS[1]: {str(owner_of(h, 3)) for h in ACROSS}}
+    assert {h: p for h, p in hosts.items() if p != {str(owner_of(h, 3))} and h != ACROSS[1]} == {}
     robots: dict[str, int] = {}
     for entry in (e for e in log if e.method == "GET"):
         if entry.url.endswith("/robots.txt"):
             host = urlsplit(entry.url).hostname or ""
             robots[host] = robots.get(host, 0) + 1
-    assert set(robots) == set(hosts) and set(robots.values()) == {1}
+    assert set(robots) == set(hosts)
+    assert {h: n for h, n in robots.items() if n != 1} == {ACROSS[1]: 2}  # the redirect's target: its two parts
+
+
+def test_from_month_two_the_sites_a_redirect_joins_are_one_parts(runs: dict[str, Any]) -> None:
+    assert owner_of(ACROSS[0], 2) != owner_of(ACROSS[1], 2)  # by their own names, two parts
+    hosts = by_part(runs["log2"])
+    assert {h: p for h, p in hosts.items() if len(p) != 1} == {}
+    assert hosts[ACROSS[0]] == hosts[ACROSS[1]]
+    joined = json.loads((runs["tmp"] / "m2" / "store" / "sites.json").read_text(encoding="utf-8"))["joined"]
+    assert joined == {"site13.gouv.fr": "site13.gouv.fr", "site14.gouv.fr": "site13.gouv.fr"}
+
+
+def floor_misses(log: list[Any]) -> dict[str, list[float]]:
+    """Per host, the gaps between request starts (all parts together) shorter than its floor."""
+    per_host: dict[str, list[float]] = {}
+    for entry in sorted((e for e in log if e.method == "GET"), key=lambda e: e.began):
+        per_host.setdefault(urlsplit(entry.url).hostname or "", []).append(entry.began)
+    return {host: [round(b - a, 3) for a, b in zip(times, times[1:], strict=False) if b - a < FLOOR_S - 0.02]
+            for host, times in per_host.items()}
+
+
+@pytest.mark.pacing
+def test_month_two_keeps_every_floor_across_the_parts(runs: dict[str, Any]) -> None:
+    assert {host: gaps for host, gaps in floor_misses(runs["log2"]).items() if gaps} == {}
 
 
 @pytest.mark.pacing
 def test_the_parts_together_keep_the_floors_and_the_single_runs_cap(runs: dict[str, Any]) -> None:
     log = sorted((e for e in runs["log1"] if e.method == "GET"), key=lambda e: e.began)
-    per_host: dict[str, list[float]] = {}
-    for entry in log:
-        per_host.setdefault(urlsplit(entry.url).hostname or "", []).append(entry.began)
-    close = {host: [round(b - a, 3) for a, b in zip(times, times[1:], strict=False) if b - a < FLOOR_S - 0.02]
-             for host, times in per_host.items()}
-    assert {host: gaps for host, gaps in close.items() if gaps} == {}
+    close = floor_misses(log)
+    # month 1's redirect across parts is the one place the floor may be missed, once: the two parts
+    # asked that site unknowingly; from month 2 one part owns both sites (the test above)
+    close = {host: gaps for host, gaps in close.items() if gaps}
+    assert set(close) <= {ACROSS[1]} and len(close.get(ACROSS[1], [])) <= 1, close
     starts = [e.began for e in log]
     busiest = max(sum(1 for t in starts if s <= t < s + 1.0) for s in starts)
     # the parts share the single run's cap (a third each): never more in any second than it allows

@@ -21,7 +21,6 @@ from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.audit import reviewfile
 from sv_scrapy.core.audit.merge import judge, merged_inputs, read_part
-from sv_scrapy.core.audit.parts import owner_of
 from sv_scrapy.core.audit.runlock import acquire
 from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.audit.storemerge import build_merged_store, swap_in
@@ -82,11 +81,12 @@ class Command(SvCommand):
         write_documents(done, report_dir, os.environ.get("GITHUB_OUTPUT") if ci else None)
         # next month's memory: the union's outcomes; an unaudited part's claims keep theirs
         unaudited = {cid: previous[cid] for cid, host in judgement.corpus
-                     if cid in previous and owner_of(host, judgement.count) not in {p.part.index for p in judgement.merged}}
+                     if cid in previous and judgement.owned_elsewhere(host)}
         building = build_merged_store(base, [(p.store, self._urls(p.doc or {})) for p in judgement.merged], out / "store")
         store = ContentStore(building, rt.clock)
         store.save_claim_outcomes({**unaudited, **done.kept}, done.scopes)
         store.save_history(done.history)
+        store.save_joined_sites(judgement.joined_now())
         write_json(building / "run.json", {
             "run_id": done.doc["run"]["run_id"], "params": {"merged": [str(p.part) for p in judgement.merged]},
             "finished": True, "started_at": rt.clock.iso(), "finished_at": rt.clock.iso(),

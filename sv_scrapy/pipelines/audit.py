@@ -72,7 +72,7 @@ class AuditExportPipeline(ExportPipeline):
         if part:  # first, before the finish enriches the records: what `scrapy merge` joins
             write_json(run.output_dir / PART_FILE, part_document(part=part, corpus_index=run.corpus_index, inputs={
                 **crawled, "claims": run.claims, "params": run.params, "run_id": run.run_id,
-                "generated_at": run.runtime.clock.iso(), "corpus_commit": commit}))
+                "generated_at": run.runtime.clock.iso(), "corpus_commit": commit, "joined": store.joined_sites()}))
         done = finish_audit(AuditInputs(
             claims=run.claims, params=run.params, run_id=run.run_id,
             resumed=run.resumed, generated_at=run.runtime.clock.iso(),

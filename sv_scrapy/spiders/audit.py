@@ -57,8 +57,9 @@ class AuditSpider(ClaimSpider):
         store, migration = self.open_store(rt)
         part = part_of(params)
         claims = [c.as_dict() for c in extraction.claims]
-        if not part.whole:
-            claims = [c for c in claims if part.owns(c["source_host"])]
+        if not part.whole:  # sites a redirect joined last month stay in one part (core.audit.parts)
+            joined = store.joined_sites()
+            claims = [c for c in claims if part.owns(c["source_host"], joined)]
             self.logger.info("part %(part)s: %(claims)d of %(all)d claim(s)",
                              {"part": part, "claims": len(claims), "all": len(extraction.claims)})
         journal_params = {"country": params["country"], "corpus": str(rt.corpus_root)}

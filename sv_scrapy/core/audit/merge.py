@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from sv_scrapy.core.audit.partfile import PART_FILE
-from sv_scrapy.core.audit.parts import Part, owner_of, parse_part
+from sv_scrapy.core.audit.parts import Part, joined_sites, owner_of, parse_part
 from sv_scrapy.core.errors import ArgumentError, SvError
 
 HOSTS_NAMED = 12  # hosts named in the problem line, at most (the rest counted)
@@ -74,6 +75,17 @@ class Judgement:
     problems: list[str] = field(default_factory=list)
     unaudited: list[str] = field(default_factory=list)  # hosts of the parts not merged
     corpus: list[tuple[str, str]] = field(default_factory=list)  # (claim id, host), corpus order
+    joined: dict[str, str] = field(default_factory=dict)  # the sites the parts' store joined
+
+    def owned_elsewhere(self, host: str) -> bool:
+        """Whether ``host`` belongs to a part that is not merged."""
+        return owner_of(host, self.count, self.joined) not in {p.part.index for p in self.merged}
+
+    def joined_now(self) -> dict[str, str]:
+        """The joined sites for next month: the store's, and this month's redirects to another site."""
+        hops = [(str(r.get("source_host", "")), urlsplit(str(r.get("final_url") or "")).hostname or "")
+                for p in self.merged for r in (p.doc or {}).get("records", {}).values()]
+        return joined_sites(self.joined, [(a, b) for a, b in hops if a and b])
 
     def line(self) -> str:
         """The merge's one problem line ("" when every part is in)."""
@@ -109,11 +121,14 @@ def judge(parts: Sequence[PartFolder]) -> Judgement:
     given = {p.part.index for p in parts if p.part.count == count}
     problems += [f"part {i}/{count} missing" for i in range(1, count + 1) if i not in given]
     corpus = [(str(i), str(h)) for i, h in (reference.doc or {}).get("corpus", [])]
+    joined = dict((reference.doc or {}).get("joined") or {})
+    problems += [f"part {p.part} in {p.folder} started from another store (its joined sites differ)"
+                 for p in merged.values() if dict((p.doc or {}).get("joined") or {}) != joined]
     problems += _hosts_claimed_twice(list(merged.values()))
-    unaudited = sorted({h for _, h in corpus if owner_of(h, count) not in merged})
+    unaudited = sorted({h for _, h in corpus if owner_of(h, count, joined) not in merged})
     if not corpus and len(merged) < count:
         problems.append("no part finished: the hosts left unaudited are unknown")
-    return Judgement(count, [merged[i] for i in sorted(merged)], problems, unaudited, corpus)
+    return Judgement(count, [merged[i] for i in sorted(merged)], problems, unaudited, corpus, joined)
 
 
 def _hosts_claimed_twice(parts: Sequence[PartFolder]) -> list[str]:

@@ -6,8 +6,13 @@ its **registrable domain** (``core.hosts.registrable_domain``, the PSL) hashes t
 of one site — and so, nearly always, one server — is fetched by one part, with one per-host
 floor. The hash is SHA-256 of the domain, stable across processes, machines and releases
 (Python's ``hash()`` is salted per process). Frames are fetched only on the page's own site
-(``core.page.outlinks.same_site``), so they stay in the part; a redirect to another site is
-followed by the part that cited the URL (see ``docs/howto/parts.md``).
+(``core.page.outlinks.same_site``), so they stay in the part.
+
+A redirect from one site to another is the one way a part reaches a host it does not own. The
+first month it happens, the part that cited the URL follows it (one request chain, through its
+own paced handler); the merge then records the two sites as *joined* (``store/sites.json``,
+``joined_sites``), and from the next month on a site is owned through its group's first site,
+so both sites are fetched by one part and one floor holds for each.
 
 Parts may share one address: the global request cap and the Wayback Machine's floor are each
 divided by N unless the parts run on separate machines (``SV_PARTS_SEPARATE_MACHINES``).
@@ -18,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,9 +50,9 @@ class Part:
     def whole(self) -> bool:
         return self.count == 1
 
-    def owns(self, host: str) -> bool:
+    def owns(self, host: str, joined: Mapping[str, str] | None = None) -> bool:
         """Whether this part fetches ``host``'s pages."""
-        return owner_of(host, self.count) == self.index
+        return owner_of(host, self.count, joined) == self.index
 
 
 def parse_part(raw: str) -> Part:
@@ -74,18 +79,52 @@ def part_of(params: Mapping[str, Any]) -> Part:
     return parse_part(raw) if raw else Part()
 
 
-def owner_of(host: str, count: int) -> int:
-    """The part (1..count) that owns ``host``: its registrable domain's SHA-256, modulo ``count``.
+def owner_of(host: str, count: int, joined: Mapping[str, str] | None = None) -> int:
+    """The part (1..count) that owns ``host``: its registrable domain's (or, when ``joined`` joins
+    it to others, its group's) SHA-256, modulo ``count``.
 
     >>> owner_of("www.impots.gouv.fr", 4) == owner_of("impots.gouv.fr", 4) == owner_of("x.impots.gouv.fr", 4)
     True
     >>> owner_of("www.impots.gouv.fr", 1), owner_of("www.impots.gouv.fr", 7)
     (1, 5)
+    >>> owner_of("www.impots.gouv.fr", 7, {"impots.gouv.fr": "economie.gouv.fr"}) == owner_of("economie.gouv.fr", 7)
+    True
     """
     if count <= 1:
         return 1
-    site = registrable_domain(host).encode("utf-8")
-    return int.from_bytes(hashlib.sha256(site).digest()[:8], "big") % count + 1
+    site = registrable_domain(host)
+    group = (joined or {}).get(site, site).encode("utf-8")
+    return int.from_bytes(hashlib.sha256(group).digest()[:8], "big") % count + 1
+
+
+def joined_sites(earlier: Mapping[str, str], hops: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Sites that redirects join, each mapped to its group's first site (by name): ``earlier``'s
+    groups plus this month's hops (cited host, host the fetch ended on).
+
+    >>> joined_sites({}, [("www.a.gouv.fr", "data.b.gouv.fr"), ("x.c.fr", "x.c.fr")])
+    {'a.gouv.fr': 'a.gouv.fr', 'b.gouv.fr': 'a.gouv.fr'}
+    >>> joined_sites({"b.fr": "b.fr", "c.fr": "b.fr"}, [("www.a.fr", "www.c.fr")])
+    {'a.fr': 'a.fr', 'b.fr': 'a.fr', 'c.fr': 'a.fr'}
+    """
+    parent: dict[str, str] = {}
+
+    def root(site: str) -> str:
+        while parent.setdefault(site, site) != site:
+            site = parent[site]
+        return site
+
+    def join(a: str, b: str) -> None:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    for site, group in earlier.items():
+        join(site, group)
+    for cited, landed in hops:
+        a, b = registrable_domain(cited), registrable_domain(landed)
+        if a != b:
+            join(a, b)
+    return {site: root(site) for site in sorted(parent)}
 
 
 def shared_liveness(liveness: Liveness, parts: int) -> Liveness:

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from sv_scrapy.core.audit.store import url_key
 
 # the merge's own files, never copied from a part; corrupt/ stays with the part that set it aside
-OWN = ("run.json", "claims.json", "history.json", "corrupt", ".lock")
+OWN = ("run.json", "claims.json", "history.json", "sites.json", "corrupt", ".lock")
 UNION = ("ocr", "archive")
 
 
