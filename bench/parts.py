@@ -77,6 +77,8 @@ def run_split(n: int, *, tmp: Path, web: MockWeb, corpus: Path, rps: float, sepa
             print(result.stderr[-3000:])
             raise SystemExit(f"part {i}/{n} failed")
         own = [e for e in log if f"(bench part {i})" in e.user_agent]
+        if not own:
+            raise SystemExit(f"part {i}/{n}: no request in the log; agents: {Counter(e.user_agent for e in log)}")
         starts = sorted(e.t for e in own)
         spn = starts[-1] - starts[0]
         bound = part_bound(own, configs[i - 1], 1.0 if separate else 1.0 / n)
@@ -108,7 +110,8 @@ def main() -> int:
     ap.add_argument("--separate", action="store_true", help="SV_PARTS_SEPARATE_MACHINES: each part the whole cap")
     args = ap.parse_args()
     rng = random.Random(11)
-    names = [f"h{i:04d}.parts.gouv.fr" if i % 2 == 0 else f"h{i:04d}.parts-example.org" for i in range(args.hosts)]
+    # one site per host (a registrable domain each): subdomains of one site would all be one part's
+    names = [f"www.h{i:04d}.gouv.fr" if i % 2 == 0 else f"www.h{i:04d}-example.org" for i in range(args.hosts)]
     lines = []
     with tempfile.TemporaryDirectory() as tmp_name, MockWeb() as web:
         tmp = Path(tmp_name)
