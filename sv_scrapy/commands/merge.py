@@ -1,8 +1,9 @@
 """``scrapy merge PART_DIR… --into OUT_DIR [--ci]``: the parts of one audit (``scrapy crawl audit
 -a part=I/N``, each its own ``SV_OUTPUT_DIR``) joined into the one audit a single run would have
 written — ``audit.json``, the reports, ``issue.md``, ``metrics.prom``, the history point,
-``$GITHUB_OUTPUT`` (with ``--ci``) and the merged store, next month's input for any N. No network:
-the union goes through the audit's own finish (``core.report.finish``) and writer
+``$GITHUB_OUTPUT`` (with ``--ci``) and the merged store, next month's input for any N. No crawling
+(the one request is the optional ``SV_HEALTHCHECK_URL`` ping at the end, as the audit's): the
+union goes through the audit's own finish (``core.report.finish``) and writer
 (``core.report.outputs``).
 
 Exit 0 when every part is in; 1 with one line (and the ⚠️ at the top of the report) when a part is
@@ -77,7 +78,7 @@ class Command(SvCommand):
         previous, scopes = memory.claim_outcomes()
         assert self.settings is not None
         report_dir = AuditSpider.report_dir_for(self.settings, out, ci)
-        done = finish_audit(self.inputs(rt, judgement, memory, report_dir, ci))
+        done = finish_audit(self.inputs(rt, judgement, memory, out, report_dir, ci))
         write_documents(done, report_dir, os.environ.get("GITHUB_OUTPUT") if ci else None)
         # next month's memory: the union's outcomes; an unaudited part's claims keep theirs
         unaudited = {cid: previous[cid] for cid, host in judgement.corpus
@@ -93,7 +94,11 @@ class Command(SvCommand):
             "previous_finished_at": memory.run_info().get("previous_finished_at", "")})
         swap_in(building, out / "store")
         line = judgement.line()
-        status, line = AuditMonitor(out, rt.clock, Heartbeat("")).finish(1 if line else 0, line, done.doc["stats"])
+        # the month's end: metrics.prom, and the optional healthcheck ping (the merge's one request)
+        monitor = AuditMonitor(out, rt.clock, Heartbeat(os.environ.get("SV_HEALTHCHECK_URL", "").strip()))
+        status, line = monitor.finish(1 if line else 0, line, done.doc["stats"])
+        for warning in monitor.heartbeat.warnings:
+            print(f"scrapy merge: warning: {warning}", file=sys.stderr)
         print(done.summary.replace("audit:", "merge:", 1), flush=True)
         if line:
             print(f"scrapy merge: error: {line}", file=sys.stderr)
@@ -103,11 +108,12 @@ class Command(SvCommand):
     def _urls(doc: dict[str, Any]) -> set[str]:
         return set(doc.get("urls", {})) | {str(c["source_url"]) for c in doc.get("claims", [])}
 
-    def inputs(self, rt: Runtime, judgement: Judgement, memory: ContentStore, report_dir: Path, ci: bool) -> AuditInputs:
+    def inputs(self, rt: Runtime, judgement: Judgement, memory: ContentStore, out: Path, report_dir: Path,
+               ci: bool) -> AuditInputs:
         """What a single run's finish would get: the parts' union, the store's memory, this
         folder's config (reviews, verdicts, links)."""
         config = rt.config
-        verdicts, warnings = read_verdicts(config.report.verify_reports or reports_dir(report_dir.parent))
+        verdicts, warnings = read_verdicts(config.report.verify_reports or reports_dir(out))
         for warning in warnings:
             print(f"scrapy merge: warning: {warning}", file=sys.stderr)
         previous, scopes = memory.claim_outcomes()
