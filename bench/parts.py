@@ -20,6 +20,7 @@ import argparse
 import json
 import random
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -68,8 +69,11 @@ def run_split(n: int, *, tmp: Path, web: MockWeb, corpus: Path, rps: float, sepa
                      proxy_env=web.env(), args={"part": f"{i}/{n}"}, timeout=7200, settings=settings,
                      extra_env={"SV_NOW": "2027-01-01T03:00:00Z"})
 
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with ThreadPoolExecutor(n) as pool:
         results = list(pool.map(part, range(1, n + 1)))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_s = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     log = [e for e in web.log if e.method == "GET"]
     rows = []
     for i, result in enumerate(results, start=1):
@@ -98,7 +102,8 @@ def run_split(n: int, *, tmp: Path, web: MockWeb, corpus: Path, rps: float, sepa
     union: dict[str, tuple[Any, ...]] = {}
     for folder in folders:
         union.update(essentials(json.loads((Path(folder) / "audit" / "audit.json").read_text(encoding="utf-8"))))
-    return {"rows": rows, "merge_s": merge_s, "merged": essentials(doc), "union": union}
+    return {"rows": rows, "merge_s": merge_s, "merged": essentials(doc), "union": union, "cpu_s": cpu_s,
+            "requests": len(log)}
 
 
 def main() -> int:
@@ -137,7 +142,8 @@ def main() -> int:
     print()
     for n, split in splits.items():
         print(f"split {n}: merged = union of the parts: {split['merged'] == split['union']}; "
-              f"= the {min(splits)}-part run: {split['merged'] == reference}; {len(split['merged'])} claims")
+              f"= the {min(splits)}-part run: {split['merged'] == reference}; {len(split['merged'])} claims; "
+              f"the parts' CPU {split['cpu_s']:.0f} s ({1000 * split['cpu_s'] / split['requests']:.1f} ms a request)")
     return 0
 
 
