@@ -148,7 +148,8 @@ def merged_inputs(judgement: Judgement) -> dict[str, Any]:
     docs = [p.doc or {} for p in judgement.merged]
     claims = {c["id"]: c for d in docs for c in d.get("claims", [])}
     order = [cid for cid, _ in judgement.corpus if cid in claims]
-    order += [cid for cid in claims if cid not in set(order)]
+    placed = set(order)
+    order += [cid for cid in claims if cid not in placed]
     counts: dict[str, Any] = {}
     for d in docs:
         for name, value in d.get("archive_counts", {}).items():
