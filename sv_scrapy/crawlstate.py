@@ -43,6 +43,7 @@ class Run:
     reviews: list[Review] = field(default_factory=list)  # the maintainer's reviews (audit; core.audit.reviewfile)
     change_check: ChangeCheck | None = None  # the pull-request check's change set (worklist -a changed_since)
     change_failures: int = 0  # its failing findings, once written: exit 3 (sv_scrapy.core.errors.FindingsInChange)
+    corpus_index: list[tuple[str, str]] = field(default_factory=list)  # a part's whole corpus: (claim id, host)
     pages_done: Counter[str] = field(default_factory=Counter)  # fetch_status (or "journal") -> pages
     by_url: dict[str, list[ClaimRecord]] = field(init=False)  # the claims citing each URL, one request each
 

@@ -138,6 +138,9 @@ ENTRIES: tuple[Entry, ...] = (
              source=SETTING_ENV),
     _setting("SV_TESSERACT", "command", "tesseract",
              "The OCR engine for scanned PDFs; a missing one leaves scans PDF_NO_TEXT.", source=SETTING_ENV),
+    _setting("SV_PARTS_SEPARATE_MACHINES", "0 | 1", "0",
+             "`-a part=I/N` on machines with their own addresses: each part may use the whole global cap and "
+             "the Wayback's floor (0: parts share one address, each uses a Nth).", source=SETTING_ENV),
     # -- Scrapy settings (``-s NAME=VALUE``)
     _setting("SV_JOB", "(worklist | audit)", "",
              "Set by each spider: switches its job's pipelines on (never set by hand).", spec=Str()),

@@ -20,6 +20,7 @@ SV_CONFIG_DIR = setting_from_env("SV_CONFIG_DIR")
 SV_OUTPUT_DIR = setting_from_env("SV_OUTPUT_DIR")
 SV_CI_DIR = setting_from_env("SV_CI_DIR")
 SV_TESSERACT = setting_from_env("SV_TESSERACT")
+SV_PARTS_SEPARATE_MACHINES = setting_from_env("SV_PARTS_SEPARATE_MACHINES")
 
 ADDONS = {"sv_scrapy.addon.SvAddon": 0}
 

@@ -82,12 +82,12 @@ class CrawlResult:
         return {item["line_no"]: item for item in self.worklist()["items"]}
 
 
-def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: dict[str, str],
-          args: dict[str, str] | None = None, timeout: float = 180, extra_env: dict[str, str] | None = None,
-          settings: dict[str, str] | None = None, options: list[str] | None = None,
-          launcher: list[str] | None = None) -> CrawlResult:
-    """``scrapy crawl <spider>`` in a subprocess (``launcher``: another command line standing in
-    for ``scrapy``, taking the same arguments, e.g. an instrumented one)."""
+def crawl_command(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: dict[str, str],
+                  args: dict[str, str] | None = None, extra_env: dict[str, str] | None = None,
+                  settings: dict[str, str] | None = None, options: list[str] | None = None,
+                  launcher: list[str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of ``scrapy crawl <spider>`` (for a test that starts it
+    itself, to run several at once or to kill one)."""
     # hermetic: no SV_* location, proxy or GitHub Actions variable leaks in from the caller
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("SV_", "GITHUB_")) and "proxy" not in k.lower()}
@@ -100,7 +100,17 @@ def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: d
         cmd += ["-a", f"{key}={value}"]
     for key, value in (settings or {}).items():
         cmd += ["-s", f"{key}={value}"]
-    cmd += options or []
+    return cmd + (options or []), env
+
+
+def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: dict[str, str],
+          args: dict[str, str] | None = None, timeout: float = 180, extra_env: dict[str, str] | None = None,
+          settings: dict[str, str] | None = None, options: list[str] | None = None,
+          launcher: list[str] | None = None) -> CrawlResult:
+    """``scrapy crawl <spider>`` in a subprocess (``launcher``: another command line standing in
+    for ``scrapy``, taking the same arguments, e.g. an instrumented one)."""
+    cmd, env = crawl_command(spider, corpus=corpus, config=config, output=output, proxy_env=proxy_env, args=args,
+                             extra_env=extra_env, settings=settings, options=options, launcher=launcher)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout)

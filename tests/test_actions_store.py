@@ -48,6 +48,8 @@ elif args[:2] == ["issue", "view"]:
     print((state / "issue.md").read_text(), end="")
 elif args[:2] in (["issue", "edit"], ["issue", "create"]):
     shutil.copy(opt("--body-file"), state / "issue.md")
+    with (state / "issue-writes.log").open("a") as log:
+        log.write(args[1] + "\n")
 else:
     print("fake gh: unknown call", args, file=sys.stderr); sys.exit(2)
 '''

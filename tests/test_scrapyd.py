@@ -29,13 +29,35 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def start_scrapyd(folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
+    """A scrapyd of its own in ``folder`` on a free loopback port, the project deployed to it."""
+    folder.mkdir(exist_ok=True)
+    port = free_port()
+    (folder / "scrapyd.conf").write_text(
+        f"[scrapyd]\nbind_address = 127.0.0.1\nhttp_port = {port}\neggs_dir = {folder}/eggs\nlogs_dir = {folder}/logs\n"
+        f"dbs_dir = {folder}/dbs\nitems_dir =\npoll_interval = 0.5\nmax_proc = 1\n", encoding="utf-8")
+    proc = subprocess.Popen([str(BIN / "scrapyd"), "--pidfile="], cwd=folder, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    for _ in range(100):
+        try:
+            opener.open(f"{base}/daemonstatus.json", timeout=1).read()
+            break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        pytest.fail("scrapyd did not start")
+    deploy = subprocess.run([str(BIN / "scrapyd-deploy"), "env", "-p", "sv_scrapy"], cwd=PROJECT_DIR,
+                            env={**env, "SCRAPYD_URL": base + "/"}, capture_output=True, text=True, timeout=180)
+    assert deploy.returncode == 0 and '"status": "ok"' in deploy.stdout, deploy.stderr[-2000:] + deploy.stdout
+    return proc, base
+
+
 @pytest.fixture(scope="module")
 def scrapyd(tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp("scrapyd")
-    port = free_port()
-    (tmp / "scrapyd.conf").write_text(
-        f"[scrapyd]\nbind_address = 127.0.0.1\nhttp_port = {port}\neggs_dir = {tmp}/eggs\nlogs_dir = {tmp}/logs\n"
-        f"dbs_dir = {tmp}/dbs\nitems_dir =\npoll_interval = 0.5\nmax_proc = 1\n", encoding="utf-8")
     with MockWeb() as web:
         web.route("https://tax.scrapyd.gouv.fr/dmto", body="<p>Le taux de 5,81 % s'applique. " + "Texte. " * 40 + "</p>")
         for url in DOWN:  # the connection is reset before any answer: no request gets one
@@ -43,22 +65,7 @@ def scrapyd(tmp_path_factory: pytest.TempPathFactory):
             web.route(url.replace("/taux", "/robots.txt"), reset_after=0)
         env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and not k.startswith("SV_")}
         env.update(web.env(), SV_IGNORE_HTTPS_ERRORS="1", NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
-        proc = subprocess.Popen([str(BIN / "scrapyd"), "--pidfile="], cwd=tmp, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        base = f"http://127.0.0.1:{port}"
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        for _ in range(100):
-            try:
-                opener.open(f"{base}/daemonstatus.json", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            proc.kill()
-            pytest.fail("scrapyd did not start")
-        deploy = subprocess.run([str(BIN / "scrapyd-deploy"), "env", "-p", "sv_scrapy"], cwd=PROJECT_DIR,
-                                env={**env, "SCRAPYD_URL": base + "/"}, capture_output=True, text=True, timeout=180)
-        assert deploy.returncode == 0 and '"status": "ok"' in deploy.stdout, deploy.stderr[-2000:] + deploy.stdout
+        proc, base = start_scrapyd(tmp, env)
         yield base, tmp, env
         proc.terminate()
         proc.wait(timeout=20)

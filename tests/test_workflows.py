@@ -10,7 +10,8 @@ import yaml
 
 from .conftest import PROJECT_DIR
 
-AUDIT = "audit"
+AUDIT = "audit"  # the parts (a matrix over SV_PARTS)
+MERGE = "merge"  # their merge: the rolling issue and the store
 
 WORKFLOWS = PROJECT_DIR / ".github" / "workflows"
 
@@ -35,7 +36,7 @@ def test_source_verify_runs_monthly_and_on_demand() -> None:
 def test_source_verify_calls_the_documented_commands() -> None:
     runs = "\n".join(step.get("run", "") for step in steps(load("source-verify.yml")))
     assert "make install" in runs
-    assert "scrapy crawl audit -a ci=1" in runs
+    assert 'scrapy crawl audit -a "part=$PART"' in runs and "scrapy merge" in runs and "--ci" in runs
     uses = [step.get("uses", "") for step in steps(load("source-verify.yml"))]
     assert any(u.startswith("actions/upload-artifact@") for u in uses)
 
@@ -70,8 +71,9 @@ def test_the_rolling_issue_posts_issue_md_whole() -> None:
     (step,) = [s for s in steps(load("source-verify.yml")) if "gh issue" in s.get("run", "")]
     assert "head -c" not in step["run"] and step["run"].count('--body-file "$ISSUE_BODY"') == 2
     assert step["env"]["ISSUE_BODY"] == "${{ steps.audit.outputs.issue }}"
-    (audit,) = [s for s in steps(load("source-verify.yml")) if s.get("id") == "audit"]
-    assert "SV_CORPUS_COMMIT=$(git -C corpus rev-parse HEAD)" in audit["run"]
+    for job in (AUDIT, MERGE):
+        (audit,) = [s for s in load("source-verify.yml")["jobs"][job]["steps"] if s.get("id") == "audit"]
+        assert "SV_CORPUS_COMMIT=$(git -C corpus rev-parse HEAD)" in audit["run"]
     assert audit["env"]["SV_CORPUS_REPOSITORY"] == "${{ vars.SV_CORPUS_REPO }}"
 
 
@@ -79,22 +81,23 @@ def test_the_rolling_issue_posts_issue_md_whole() -> None:
 
 def test_the_store_travels_as_an_artifact_of_the_last_successful_run_never_a_cache() -> None:
     wf = load("source-verify.yml")
-    job = wf["jobs"][AUDIT]
+    job, merge = wf["jobs"][AUDIT], wf["jobs"][MERGE]
     assert not [s for s in steps(wf) if s.get("uses", "").startswith("actions/cache")]  # evicted after 7 days
     assert job["permissions"]["actions"] == "read"
     (restore,) = [s for s in job["steps"] if "restore-store.sh" in s.get("run", "")]
+    assert restore["run"].split()[1] == "_local/source-verify/store"  # each part starts from the merged store
     script = (PROJECT_DIR / "deploy" / "actions" / "restore-store.sh").read_text(encoding="utf-8")
     assert "--status success" in script and "gh run download" in script and "sv_scrapy.ops.storecheck" in script
-    (upload,) = [s for s in job["steps"] if s.get("with", {}).get("name") == "sv-store"]
+    (upload,) = [s for s in merge["steps"] if s.get("with", {}).get("name") == "sv-store"]
     assert upload["uses"].startswith("actions/upload-artifact@") and int(upload["with"]["retention-days"]) >= 35
     assert upload["with"]["path"].rstrip("/").endswith("_local/source-verify/store")
     assert upload["if"] == "steps.audit.outcome == 'success'"  # only a good month's store is next month's
-    order = [s.get("id") or s.get("name") for s in job["steps"]]
-    assert order.index(restore["id"]) < order.index("audit") < order.index(upload["name"])
+    order = [s.get("id") or s.get("name") for s in merge["steps"]]
+    assert order.index("audit") < order.index(upload["name"])
 
 
 def test_a_failed_month_reaches_the_rolling_issue_and_the_job_stays_red() -> None:
-    job = load("source-verify.yml")["jobs"][AUDIT]
+    job = load("source-verify.yml")["jobs"][MERGE]
     (failed,) = [s for s in job["steps"] if "failed-month.sh" in s.get("run", "")]
     assert failed["if"] == "failure() && steps.audit.outcome == 'failure'"
     assert "steps.store.outputs.last_complete" in failed["run"]
@@ -109,3 +112,21 @@ def test_the_schedule_is_kept_alive() -> None:
     assert keep["permissions"] == {"actions": "write"} and keep["if"] == "vars.SV_KEEPALIVE == 'true'"
     assert "/actions/workflows/source-verify.yml/enable" in keep["steps"][0]["run"]
     assert "60 days" in (WORKFLOWS / "source-verify.yml").read_text(encoding="utf-8")
+
+
+# -- the audit in parts (SV_PARTS) ---------------------------------------------------------------
+
+def test_the_parts_are_a_matrix_from_sv_parts_each_its_own_artifact_and_one_merge() -> None:
+    wf = load("source-verify.yml")
+    plan, audit, merge = wf["jobs"]["plan"], wf["jobs"][AUDIT], wf["jobs"][MERGE]
+    (matrix,) = plan["steps"][1:]
+    assert matrix["env"]["SV_PARTS"] == "${{ vars.SV_PARTS || '1' }}" and "parts-matrix.sh" in matrix["run"]
+    assert audit["strategy"]["matrix"]["part"] == "${{ fromJSON(needs.plan.outputs.parts) }}"
+    assert audit["strategy"]["fail-fast"] is False
+    (hand,) = [s for s in audit["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert hand["with"]["name"] == "sv-part-${{ matrix.part }}" and hand["if"] == "always()"
+    assert "gh issue" not in "".join(s.get("run", "") for s in audit["steps"])  # only the merge speaks
+    assert merge["needs"] == ["plan", AUDIT] and merge["if"] == "always() && needs.plan.result == 'success'"
+    (download,) = [s for s in merge["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
+    assert download["with"]["pattern"] == "sv-part-*"
+    assert sum("gh issue edit" in s.get("run", "") for s in steps(wf)) == 1

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import version
+from typing import Any
 
 from sv_scrapy.core.figures.cldr import cached
 
@@ -41,11 +42,33 @@ SECONDARY = "secondary"
 GOV_LABELS = frozenset({"gov", "gouv", "gob", "go", "govt", "gv", "gub", "nic", "admin", "gc", "gok", "mil"})
 
 
-def _psl_gov_namespaces() -> list[str]:
-    import tldextract  # only when the cache is cold: it pulls in requests (~0.15 s)
+@lru_cache(maxsize=1)
+def _extractor() -> Any:
+    import tldextract  # only when needed: it pulls in requests (~0.15 s)
 
     # suffix_list_urls=() and no cache: the snapshot inside the package, no network ever
-    suffixes = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None).tlds
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+
+@lru_cache(maxsize=65536)
+def registrable_domain(host: str) -> str:
+    """The registrable domain of ``host`` by the PSL (the host itself when the PSL has none):
+    one site, and so one server, whatever its subdomains.
+
+    >>> registrable_domain("www.rates.impots.gouv.fr"), registrable_domain("frames.example.co.uk")
+    ('impots.gouv.fr', 'example.co.uk')
+    >>> registrable_domain("127.0.0.1"), registrable_domain("WWW.Bopa.AD.")
+    ('127.0.0.1', 'bopa.ad')
+    """
+    host = host.lower().rstrip(".")
+    parts = _extractor()(host)
+    domain = parts.top_domain_under_public_suffix if hasattr(parts, "top_domain_under_public_suffix") \
+        else parts.registered_domain
+    return str(domain or host)
+
+
+def _psl_gov_namespaces() -> list[str]:
+    suffixes = _extractor().tlds
     pairs = [s.split(".") for s in suffixes if re.fullmatch(r"[a-z0-9-]+\.[a-z]{2}", s)]
     two_letter: dict[str, int] = {}
     for label, cc in pairs:

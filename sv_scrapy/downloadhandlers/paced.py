@@ -36,7 +36,9 @@ from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 
 from sv_scrapy import signals as sv_signals
+from sv_scrapy.core.audit.parts import part_of, shared_liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, HostFloors, Pacer, parse_retry_after
+from sv_scrapy.crawlstate import find_run
 from sv_scrapy.registry import setting_default
 from sv_scrapy.runtime import config_of
 
@@ -131,13 +133,17 @@ class PacedDownloadHandler:
     def from_crawler(cls, crawler: Crawler) -> Self:
         settings = crawler.settings
         cfg = config_of(settings)
-        rps = settings.getfloat("SV_REQ_PER_SEC", cfg.liveness.req_per_sec)
+        # a part of N on one address: a Nth of the global cap and of the archive's floor each
+        run = find_run(crawler)
+        sharing = 1 if run is None or settings.getbool("SV_PARTS_SEPARATE_MACHINES") else part_of(run.params).count
+        liveness = shared_liveness(cfg.liveness, sharing)
+        rps = settings.getfloat("SV_REQ_PER_SEC", cfg.liveness.req_per_sec) / sharing
 
         def number(name: str) -> float:
             return settings.getfloat(name, setting_default(name))
 
         pacer = Pacer(
-            HostFloors(cfg.liveness, cfg.hosts),
+            HostFloors(liveness, cfg.hosts),
             min_gap=1.0 / rps if rps > 0 else 0.0,
             start_delay=number("AUTOTHROTTLE_START_DELAY"),
             max_delay=number("AUTOTHROTTLE_MAX_DELAY"),

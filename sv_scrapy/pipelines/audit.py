@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from sv_scrapy.core.atomic import append_lines, write_json, write_text
+from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.audit.clockcheck import clock_behind
+from sv_scrapy.core.audit.partfile import PART_FILE, part_document
 from sv_scrapy.core.audit.verdicts import read_verdicts, reports_dir
 from sv_scrapy.core.report.finish import AuditInputs, finish_audit
-from sv_scrapy.core.report.sourcelinks import resolve_links
+from sv_scrapy.core.report.outputs import write_documents
+from sv_scrapy.core.report.sourcelinks import corpus_commit, resolve_links
 from sv_scrapy.extensions.outcome import run_failure
 from sv_scrapy.pipelines.archive import archive_inputs
 from sv_scrapy.pipelines.export import ExportPipeline
@@ -60,30 +62,36 @@ class AuditExportPipeline(ExportPipeline):
             logger.warning(warning)
         previous, scopes = store.claim_outcomes()
         archive_results, archive_enabled, archive_counts = archive_inputs(self.crawler)
+        # the crawl's side of the finish's inputs (a part also hands them to its merge: core.audit.partfile)
+        crawled: dict[str, Any] = {
+            "records": self.records, "urls": self.urls, "failure": run_failure(self.crawler),
+            "archive_results": archive_results, "archive_enabled": archive_enabled, "archive_counts": archive_counts,
+            "quarantined": store.quarantined, "store_format": run.store_format.as_dict() if run.store_format else {},
+            "allowlist_rows": run.allowlist_rows, "linter_rows": run.linter_rows}
+        part, commit = run.params.get("part"), corpus_commit(env_values(LINK_VARIABLES), run.runtime.corpus_root)
+        if part:  # first, before the finish enriches the records: what `scrapy merge` joins
+            write_json(run.output_dir / PART_FILE, part_document(part=part, corpus_index=run.corpus_index, inputs={
+                **crawled, "claims": run.claims, "params": run.params, "run_id": run.run_id,
+                "generated_at": run.runtime.clock.iso(), "corpus_commit": commit, "joined": store.joined_sites()}))
         done = finish_audit(AuditInputs(
-            claims=run.claims, records=self.records, urls=self.urls, params=run.params, run_id=run.run_id,
+            claims=run.claims, params=run.params, run_id=run.run_id,
             resumed=run.resumed, generated_at=run.runtime.clock.iso(),
             links=resolve_links(env_values(LINK_VARIABLES), config.report.source_url_template, run.runtime.corpus_root),
             weights=config.sampling.weights, backlog_top_n=config.report.backlog_top_n, out_dir=run.out_dir,
-            failure=run_failure(self.crawler), journal=store.run_info(), previous=previous, scopes=scopes,
-            history=store.history(), quarantined=store.quarantined,
-            store_format=run.store_format.as_dict() if run.store_format else {}, allowlist_rows=run.allowlist_rows,
-            linter_rows=run.linter_rows, reviews=run.reviews, verdicts=verdicts, archive_results=archive_results,
-            archive_enabled=archive_enabled, archive_counts=archive_counts,
-            log_file=self.crawler.settings.get("LOG_FILE") or ""))
+            journal=store.run_info(), previous=previous, scopes=scopes, history=store.history(),
+            reviews=run.reviews, verdicts=verdicts, log_file=self.crawler.settings.get("LOG_FILE") or "",
+            corpus_commit=commit, **crawled))
         for verdict, count in done.doc["stats"]["archive"]["by_verdict"].items():
             self.crawler.stats.inc_value(f"sv/archive/verdict/{verdict}", count)
         if behind := clock_behind(done.doc):
             logger.warning(behind)
-        write_json(run.out_dir / "audit.json", done.doc)
-        for name, text in done.reports.items():
-            write_text(run.out_dir / name, text)
-        if run.params["ci"] and env("GITHUB_OUTPUT"):
-            append_lines(env("GITHUB_OUTPUT"), done.output_lines, "$GITHUB_OUTPUT")
+        write_documents(done, run.out_dir, env("GITHUB_OUTPUT") if run.params["ci"] else None)
         # next month's news compares with this audit: kept only once every output is written,
-        # and the run is closed last (until then the next run resumes it)
-        store.save_claim_outcomes(done.kept, done.scopes)
-        store.save_history(done.history)
+        # and the run is closed last (until then the next run resumes it). A part keeps neither:
+        # its merge does, over the union (the store's memory stays the last whole audit's)
+        if not part:
+            store.save_claim_outcomes(done.kept, done.scopes)
+            store.save_history(done.history)
         store.finish_run(run.run_id, done.doc["generated_at"])
         run.document_stats = done.doc["stats"]
         print(done.summary, flush=True)

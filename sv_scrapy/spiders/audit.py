@@ -1,7 +1,9 @@
 """``scrapy crawl audit``: every claim of the corpus, every cited page re-read (conditional
 requests: an unchanged page answers 304 and is taken from the store), settle-confirmed
 change detection, fail streaks, and the triage report. ``-a ci=1`` writes the reports to
-``_ci/source-verify/`` and appends ``key=value`` lines to ``$GITHUB_OUTPUT``.
+``_ci/source-verify/`` and appends ``key=value`` lines to ``$GITHUB_OUTPUT``. ``-a part=I/N``
+audits only the claims whose cited host part I owns (``core.audit.parts``); ``scrapy merge``
+joins the parts into the one audit.
 
 Resumable: each URL's result is journalled in the content store as it completes; a run
 killed halfway and started again with the same arguments fetches only what was left.
@@ -19,6 +21,7 @@ from sv_scrapy.core.args import parse_bool
 from sv_scrapy.core.atomic import append_lines
 from sv_scrapy.core.audit import reviewfile
 from sv_scrapy.core.audit.journal import journal_outcome
+from sv_scrapy.core.audit.parts import parse_part, part_of
 from sv_scrapy.core.audit.past import PagePast, load_past
 from sv_scrapy.core.claims.candidates import allowlist_candidates
 from sv_scrapy.core.claims.linter import lint_corpus
@@ -34,10 +37,12 @@ class AuditSpider(ClaimSpider):
     name = "audit"
     # a scalar switch only: a dict here would replace the project's whole dict (settings.py says why)
     custom_settings: dict[str, Any] | None = {"SV_JOB": "audit"}
-    ARGUMENTS = ("country", "ci")
+    ARGUMENTS = ("country", "ci", "part")
     ARGUMENT_DOCS = {  # the docs' reference reads these
         "country": "One scope: an ISO 3166 alpha-2 code or shared/<path>.",
         "ci": "1: write the reports under SV_CI_DIR and key=value lines to $GITHUB_OUTPUT.",
+        "part": ("I/N (1 <= I <= N <= 256): audit only the claims whose cited host's registrable domain "
+                 "hashes to part I of N; merge the parts with `scrapy merge`."),
     }
     monitored = True  # the monthly job: heartbeat pings and metrics.prom (sv_scrapy.ops.monitor)
 
@@ -47,6 +52,8 @@ class AuditSpider(ClaimSpider):
         return {
             "country": (str(raw["country"]).strip() or None) if "country" in raw else None,
             "ci": parse_bool("-a ci=", raw.get("ci", "0")),
+            # kept as its text: the params travel into the journal and audit.json as they are
+            "part": str(parse_part(raw["part"])) if "part" in raw else None,
         }
 
     def open_run(self, rt: Runtime, params: dict[str, Any]) -> Run:
@@ -54,13 +61,25 @@ class AuditSpider(ClaimSpider):
         for problem in extraction.skipped:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
         store, migration = self.open_store(rt)
-        run_id, resumed = store.begin_run({"country": params["country"], "corpus": str(rt.corpus_root)})
+        part = part_of(params)
+        claims = [c.as_dict() for c in extraction.claims]
+        if not part.whole:  # sites a redirect joined last month stay in one part (core.audit.parts)
+            joined = store.joined_sites()
+            claims = [c for c in claims if part.owns(c["source_host"], joined)]
+            self.logger.info("part %(part)s: %(claims)d of %(all)d claim(s)",
+                             {"part": part, "claims": len(claims), "all": len(extraction.claims)})
+        journal_params = {"country": params["country"], "corpus": str(rt.corpus_root)}
+        if params["part"]:  # an audit without -a part keeps its journal as it was: an older run still resumes
+            journal_params["part"] = params["part"]
+        run_id, resumed = store.begin_run(journal_params)
         if resumed:
             self.logger.info("resuming unfinished audit run %(run)s", {"run": run_id})
         return Run(
-            "audit", rt, params, [c.as_dict() for c in extraction.claims], store,
+            "audit", rt, params, claims, store,
             self.report_dir_for(self.crawler.settings, rt.output_dir, params["ci"]), run_id=run_id, resumed=resumed,
             store_format=migration,
+            # the whole corpus's claims and hosts, in corpus order: what a merge of the parts needs
+            corpus_index=[(c.id, c.source_host) for c in extraction.claims] if params["part"] else [],
             # the portal-root linter's backlog rides along in the report (static, no network)
             linter_rows=[r.as_dict() for r in lint_corpus(rt.corpus_root, rt.config.hosts,
                                                           rt.extract_options(country=params["country"]),

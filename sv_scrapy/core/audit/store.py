@@ -10,6 +10,8 @@ Layout under ``<SV_OUTPUT_DIR>/store/``::
     run.json                 the current run: id, parameters, finished or not
     claims.json              each claim's last outcome (next month's news compares with it)
     history.json             each finished audit's counts
+    sites.json               sites joined by a redirect from one to the other: one part owns them
+                             (written by ``scrapy merge``; ``core.audit.parts.joined_sites``)
     ocr/<sha256(pdf)>.json   what OCR read of a scan
     robots/<sha1(url)>.json  the last robots.txt a host answered 2xx with (stands in when it is unreachable)
     corrupt/                 entries and texts that failed their check, set aside
@@ -320,6 +322,15 @@ class ContentStore:
 
     def save_history(self, history: list[dict[str, Any]]) -> None:
         write_json(self.root / "history.json", history)
+
+    def joined_sites(self) -> dict[str, str]:
+        """Site -> its group's first site, for the sites redirects join (empty: none, or unreadable)."""
+        data = self._read_json_file("sites.json")
+        joined = data.get("joined") if isinstance(data, dict) else None
+        return {str(k): str(v) for k, v in joined.items()} if isinstance(joined, dict) else {}
+
+    def save_joined_sites(self, joined: dict[str, str]) -> None:
+        write_json(self.root / "sites.json", {"version": 1, "joined": joined})
 
     # -- the OCR cache: ocr/<raw hash>.json, what OCR read of a scan (core/page/ocr.py) ----------
     def _ocr_path(self, raw_hash: str) -> Path | None:

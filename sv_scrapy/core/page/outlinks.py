@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import lxml.etree
 import lxml.html
 
+from sv_scrapy.core.hosts import registrable_domain as site_of
 from sv_scrapy.core.page.pagescan import PageIndex
 from sv_scrapy.core.page.prefilter import TOKENS_PRESENT, PrefilterSettings, prior_for_text
 from sv_scrapy.core.page.subject import _stem, context_words
@@ -33,27 +33,6 @@ DOC_EXTENSIONS = frozenset({"pdf", "doc", "docx", "xls", "xlsx", "ods", "odt", "
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d|21\d\d)(?!\d)")
 _LINK_WORD = re.compile(r"[^\W\d_]{3,}")
 _SPACES = re.compile(r"[ \t\r\n\f\v]+")  # as the excerpts collapse them (NBSPs stay)
-
-
-@lru_cache(maxsize=1)
-def _extractor() -> Any:
-    import tldextract
-
-    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)  # the bundled snapshot: no network
-
-
-@lru_cache(maxsize=4096)
-def site_of(host: str) -> str:
-    """The registrable domain of ``host`` (the host itself when the PSL has none).
-
-    >>> site_of("www.rates.impots.gouv.fr"), site_of("frames.example.co.uk"), site_of("127.0.0.1")
-    ('impots.gouv.fr', 'example.co.uk', '127.0.0.1')
-    """
-    host = host.lower().rstrip(".")
-    parts = _extractor()(host)
-    domain = parts.top_domain_under_public_suffix if hasattr(parts, "top_domain_under_public_suffix") \
-        else parts.registered_domain
-    return str(domain or host)
 
 
 def same_site(a: str, b: str) -> bool:

@@ -63,6 +63,7 @@ class AuditInputs:
     archive_enabled: bool = False
     archive_counts: Mapping[str, Any] = field(default_factory=dict)  # the archive's requests, caches, errors
     log_file: str = ""
+    corpus_commit: str = ""  # the corpus checkout's HEAD ("" outside git)
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,10 @@ def finish_audit(given: AuditInputs) -> AuditFinish:
         "version": 1,
         "generated_at": given.generated_at,
         "params": dict(given.params),
+        # which audit this is: a part (-a part=I/N) or the whole (None), of which corpus and month
+        "part": given.params.get("part"),
+        "corpus_commit": given.corpus_commit,
+        "month": given.generated_at[:7],
         "run": {"run_id": given.run_id, "resumed": given.resumed,
                 "previous_finished_at": given.journal.get("previous_finished_at", "")},
         "news_since": str(given.journal.get("previous_finished_at") or "") if given.scopes else "",

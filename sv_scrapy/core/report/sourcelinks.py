@@ -94,6 +94,14 @@ def _resolve_head(gitdir: Path) -> str:
     return ""
 
 
+def corpus_commit(env: Mapping[str, str], corpus_root: Path) -> str:
+    """The corpus's commit: ``SV_CORPUS_COMMIT``, else its checkout's ``HEAD``, else "" (no git)."""
+    if env.get("SV_CORPUS_COMMIT"):
+        return env["SV_CORPUS_COMMIT"]
+    checkout = git_checkout(corpus_root) if corpus_root.is_dir() else None
+    return checkout[1] if checkout else ""
+
+
 def resolve_links(env: Mapping[str, str], template: str | None, corpus_root: Path) -> SourceLinks:
     """The links of one audit, from the environment, the config and the corpus checkout."""
     checkout = git_checkout(corpus_root) if corpus_root.is_dir() else None

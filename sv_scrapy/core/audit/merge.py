@@ -1,0 +1,172 @@
+"""``scrapy merge``'s judgement of the parts it is given, pure but for reading them: which parts are
+complete and agree (same N, month and corpus commit, one folder per index, no host in two parts),
+and what the one audit's finish gets from their union (``merged_inputs``).
+
+A folder is a part when it holds ``part.json`` or a part's journal (``store/run.json`` whose
+parameters name a ``part``: a part killed before its finish); anything else is the user's
+mistake. A missing, unfinished, failed or mismatched part is no reason to write nothing: the
+others are merged, and the one problem line names the parts and the hosts left unaudited."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from sv_scrapy.core.audit.partfile import PART_FILE
+from sv_scrapy.core.audit.parts import Part, joined_sites, owner_of, parse_part
+from sv_scrapy.core.errors import ArgumentError, SvError
+
+HOSTS_NAMED = 12  # hosts named in the problem line, at most (the rest counted)
+
+
+@dataclass
+class PartFolder:
+    folder: Path
+    part: Part
+    doc: dict[str, Any] | None = None  # part.json of a finished part
+    problem: str = ""  # why it is not merged ("" when it is)
+
+    @property
+    def store(self) -> Path:
+        return self.folder / "store"
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return {}  # there but unreadable: a damaged part, not "no part"
+
+
+def read_part(folder: Path) -> PartFolder:
+    """One part folder; raises ``ArgumentError`` for a folder that is no part."""
+    if not folder.is_dir():
+        raise ArgumentError(f"{folder}: no such folder (give each part's SV_OUTPUT_DIR)")
+    doc, journal = _read_json(folder / PART_FILE), _read_json(folder / "store" / "run.json")
+    raw_part = (doc or {}).get("part") or ((journal or {}).get("params") or {}).get("part")
+    if not raw_part:
+        raise ArgumentError(f"{folder}: not an audit part (no {PART_FILE}, no part's journal in store/run.json)")
+    try:
+        part = parse_part(str(raw_part))
+    except SvError:
+        raise ArgumentError(f"{folder}: not an audit part (part {raw_part!r})") from None
+    found = PartFolder(folder, part)
+    finished = isinstance(journal, dict) and journal.get("finished") and isinstance(doc, dict) \
+        and doc.get("run_id") == journal.get("run_id") and doc.get("version") == 1
+    if not finished:
+        found.problem = f"part {part} in {folder} did not finish"
+    elif doc.get("failure"):
+        found.problem = f"part {part} failed ({doc['failure']})"
+    else:
+        found.doc = doc
+    return found
+
+
+@dataclass
+class Judgement:
+    count: int  # N
+    merged: list[PartFolder]  # complete, agreeing parts, by index
+    problems: list[str] = field(default_factory=list)
+    unaudited: list[str] = field(default_factory=list)  # hosts of the parts not merged
+    corpus: list[tuple[str, str]] = field(default_factory=list)  # (claim id, host), corpus order
+    joined: dict[str, str] = field(default_factory=dict)  # the sites the parts' store joined
+
+    def owned_elsewhere(self, host: str) -> bool:
+        """Whether ``host`` belongs to a part that is not merged."""
+        return owner_of(host, self.count, self.joined) not in {p.part.index for p in self.merged}
+
+    def joined_now(self) -> dict[str, str]:
+        """The joined sites for next month: the store's, and this month's redirects to another site."""
+        hops = [(str(r.get("source_host", "")), urlsplit(str(r.get("final_url") or "")).hostname or "")
+                for p in self.merged for r in (p.doc or {}).get("records", {}).values()]
+        return joined_sites(self.joined, [(a, b) for a, b in hops if a and b])
+
+    def line(self) -> str:
+        """The merge's one problem line ("" when every part is in)."""
+        if not self.problems:
+            return ""
+        hosts = ""
+        if self.unaudited:
+            named = ", ".join(self.unaudited[:HOSTS_NAMED])
+            more = len(self.unaudited) - HOSTS_NAMED
+            hosts = f"; hosts left unaudited: {named}" + (f" and {more} more" if more > 0 else "")
+        return "merge incomplete: " + "; ".join(self.problems) + hosts
+
+
+def judge(parts: Sequence[PartFolder]) -> Judgement:
+    """Which parts are merged and what is wrong with the rest."""
+    complete = [p for p in parts if p.doc is not None]
+    reference = complete[0] if complete else parts[0]
+    count = reference.part.count
+    key = (reference.doc or {}).get("generated_at", "")[:7], (reference.doc or {}).get("corpus_commit", "")
+    problems = [p.problem for p in parts if p.problem]
+    merged: dict[int, PartFolder] = {}
+    for p in complete:
+        doc = p.doc or {}
+        if p.part.count != count:
+            problems.append(f"part {p.part} in {p.folder} is of {p.part.count} parts, not {count}")
+        elif (doc.get("generated_at", "")[:7], doc.get("corpus_commit", "")) != key:
+            problems.append(f"part {p.part} in {p.folder} audited month {doc.get('generated_at', '')[:7]} of corpus "
+                            f"commit {doc.get('corpus_commit') or 'none'}, not {key[0]} of {key[1] or 'none'}")
+        elif p.part.index in merged:
+            problems.append(f"part {p.part} given twice ({merged[p.part.index].folder}, {p.folder}): the second left out")
+        else:
+            merged[p.part.index] = p
+    given = {p.part.index for p in parts if p.part.count == count}
+    problems += [f"part {i}/{count} missing" for i in range(1, count + 1) if i not in given]
+    corpus = [(str(i), str(h)) for i, h in (reference.doc or {}).get("corpus", [])]
+    joined = dict((reference.doc or {}).get("joined") or {})
+    problems += [f"part {p.part} in {p.folder} started from another store (its joined sites differ)"
+                 for p in merged.values() if dict((p.doc or {}).get("joined") or {}) != joined]
+    problems += _hosts_claimed_twice(list(merged.values()))
+    unaudited = sorted({h for _, h in corpus if owner_of(h, count, joined) not in merged})
+    if not corpus and len(merged) < count:
+        problems.append("no part finished: the hosts left unaudited are unknown")
+    return Judgement(count, [merged[i] for i in sorted(merged)], problems, unaudited, corpus, joined)
+
+
+def _hosts_claimed_twice(parts: Sequence[PartFolder]) -> list[str]:
+    owner: dict[str, Part] = {}
+    twice: list[str] = []
+    for p in parts:
+        for claim in (p.doc or {}).get("claims", []):
+            host = str(claim.get("source_host", ""))
+            if owner.setdefault(host, p.part) != p.part and host not in twice:
+                twice.append(host)
+    return [f"host {h} claimed by two parts" for h in twice]
+
+
+def merged_inputs(judgement: Judgement) -> dict[str, Any]:
+    """The finish's crawl-side inputs over the merged parts' union, claims in corpus order (the
+    fields of ``core.report.finish.AuditInputs`` that a part's ``part.json`` carries)."""
+    docs = [p.doc or {} for p in judgement.merged]
+    claims = {c["id"]: c for d in docs for c in d.get("claims", [])}
+    order = [cid for cid, _ in judgement.corpus if cid in claims]
+    placed = set(order)
+    order += [cid for cid in claims if cid not in placed]
+    counts: dict[str, Any] = {}
+    for d in docs:
+        for name, value in d.get("archive_counts", {}).items():
+            summed = isinstance(value, int) and not isinstance(value, bool) and name != "max_lookups"
+            counts[name] = counts.get(name, 0) + value if summed else value
+    first = docs[0] if docs else {}
+    return {
+        "claims": [claims[cid] for cid in order],
+        "records": {k: v for d in docs for k, v in d.get("records", {}).items()},
+        "urls": {k: v for d in docs for k, v in d.get("urls", {}).items()},
+        "archive_results": {k: v for d in docs for k, v in d.get("archive_results", {}).items()},
+        "archive_enabled": any(d.get("archive_enabled") for d in docs),
+        "archive_counts": counts,
+        "quarantined": [q for d in docs for q in d.get("quarantined", [])],
+        "store_format": first.get("store_format", {}),
+        "allowlist_rows": first.get("allowlist_rows", []),
+        "linter_rows": first.get("linter_rows", []),
+        "failure": judgement.line(),
+        "corpus_commit": first.get("corpus_commit", ""),
+    }

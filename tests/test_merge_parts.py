@@ -1,0 +1,87 @@
+"""``scrapy merge``'s judgement of the folders it is given, on hand-made parts: a folder that is no
+part (exit 2), parts of different N, month or corpus commit, one index twice, a host in two parts;
+and the stable ownership of a host."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sv_scrapy.core.audit.merge import judge, read_part
+from sv_scrapy.core.audit.parts import owner_of
+from sv_scrapy.core.errors import ArgumentError
+
+from .conftest import run_scrapy
+
+
+def part_folder(root: Path, name: str, part: str, *, month: str = "2027-01", commit: str = "abc",
+                hosts: tuple[str, ...] = (), finished: bool = True, failure: str = "") -> Path:
+    folder = root / name
+    (folder / "store").mkdir(parents=True)
+    run = {"run_id": f"run-{name}", "params": {"part": part}, "finished": finished}
+    (folder / "store" / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    claims: list[dict[str, Any]] = [{"id": f"fr:{i}:{h}", "source_host": h, "source_url": f"https://{h}/"}
+                                    for i, h in enumerate(hosts)]
+    if finished:
+        (folder / "part.json").write_text(json.dumps({
+            "version": 1, "part": part, "run_id": f"run-{name}", "generated_at": f"{month}-01T03:00:00+00:00",
+            "corpus_commit": commit, "failure": failure, "claims": claims,
+            "corpus": [[c["id"], c["source_host"]] for c in claims]}), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(("host", "count", "owner"), [
+    ("www.impots.gouv.fr", 4, owner_of("impots.gouv.fr", 4)),  # one site, one part
+    ("eur-lex.europa.eu", 1, 1),
+])
+def test_a_hosts_part_is_its_sites(host: str, count: int, owner: int) -> None:
+    assert owner_of(host, count) == owner
+
+
+def test_ownership_is_a_stable_hash_not_pythons() -> None:
+    # fixed by SHA-256 of the registrable domain: the same on every machine and in every process
+    assert [owner_of(f"www.site{k:02d}.gouv.fr", 3) for k in range(1, 9)] == [1, 3, 2, 2, 2, 3, 2, 1]
+
+
+def test_a_folder_that_is_no_part_is_the_users_mistake(tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(ArgumentError, match="not an audit part"):
+        read_part(tmp_path / "plain")
+    result = run_scrapy("merge", str(tmp_path / "plain"), "--into", str(tmp_path / "out"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "not an audit part" in result.stderr
+    assert not (tmp_path / "out").exists()
+    assert run_scrapy("merge", "--into", str(tmp_path / "out")).returncode == 2
+
+
+def test_parts_that_disagree_are_named_and_left_out(tmp_path: Path) -> None:
+    parts = [read_part(part_folder(tmp_path, "a", "1/3", hosts=("a.gouv.fr",))),
+             read_part(part_folder(tmp_path, "b", "2/3", month="2027-02", hosts=("b.gouv.fr",))),
+             read_part(part_folder(tmp_path, "c", "3/4", hosts=("c.gouv.fr",))),
+             read_part(part_folder(tmp_path, "d", "1/3", hosts=("d.gouv.fr",)))]
+    found = judge(parts)
+    assert [p.folder.name for p in found.merged] == ["a"]
+    line = found.line()
+    assert "audited month 2027-02" in line and "is of 4 parts, not 3" in line and "part 1/3 given twice" in line
+    assert "part 2/3 missing" not in line and "part 3/3 missing" in line
+
+
+def test_an_unfinished_or_failed_part_is_named_with_its_hosts(tmp_path: Path) -> None:
+    hosts = ("www.one.gouv.fr", "www.two.gouv.fr", "www.three.gouv.fr", "www.four.gouv.fr")
+    owners = {h: owner_of(h, 2) for h in hosts}
+    assert set(owners.values()) == {1, 2}
+    corpus_of_all = part_folder(tmp_path, "p1", "1/2", hosts=hosts)
+    killed = part_folder(tmp_path, "p2", "2/2", finished=False)
+    found = judge([read_part(corpus_of_all), read_part(killed)])
+    assert found.line().startswith("merge incomplete: part 2/2 in ") and "did not finish" in found.line()
+    assert found.unaudited == sorted(h for h, o in owners.items() if o == 2)
+    failed = judge([read_part(part_folder(tmp_path, "f", "1/1", failure="the disk is full"))])
+    assert failed.merged == [] and "part 1/1 failed (the disk is full)" in failed.line()
+
+
+def test_a_host_claimed_by_two_parts_is_named(tmp_path: Path) -> None:
+    found = judge([read_part(part_folder(tmp_path, "x", "1/2", hosts=("same.gouv.fr",))),
+                   read_part(part_folder(tmp_path, "y", "2/2", hosts=("same.gouv.fr",)))])
+    assert "host same.gouv.fr claimed by two parts" in found.line()
