@@ -24,6 +24,7 @@ COMMON_EXTENSIONS = [
     "sv_scrapy.extensions.bodycap.BodyCapExtension",
     "sv_scrapy.extensions.progress.ProgressExtension",
     "sv_scrapy.extensions.outcome.RunOutcomeExtension",
+    "sv_scrapy.extensions.monitor.MonitorExtension",
 ]
 MIDDLEWARES = [
     "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware",

@@ -5,17 +5,20 @@ from the textfile parsed by prometheus_client's own parser."""
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Iterator
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from sv_scrapy.ops.schedule import job_outcome
+from testing.crawl import FAST_LIVENESS, PROJECT_DIR, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
 
 from .test_scrapyd import free_port
@@ -142,3 +145,44 @@ def test_an_unreachable_ping_url_changes_nothing_but_one_warning(tmp_path: Path)
     warnings = [line for line in result.stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "healthcheck ping to http://127.0.0.1/…" in warnings[0]
     assert (tmp_path / "out" / "metrics.prom").is_file()
+
+
+SCRIPT = [sys.executable, str(PROJECT_DIR / "examples" / "script_audit.py")]
+
+
+@pytest.mark.parametrize("up", [True, False], ids=["good", "failing"])
+def test_a_script_with_crawler_process_is_monitored_as_scrapy_crawl_audit(tmp_path: Path, pings, up: bool) -> None:
+    record, url = pings
+    corpus = write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": CORPUS})
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    env = {"SV_HEALTHCHECK_URL": url, "SV_NOW": NOW, "NO_PROXY": "127.0.0.1,localhost"}
+    ends = {}
+    with MockWeb() as web:
+        for how, launcher in (("script", SCRIPT), ("crawl", None)):
+            serve(web, up)
+            ends[how] = crawl("audit", corpus=corpus, config=config, output=tmp_path / how, proxy_env=web.env(),
+                              extra_env=env, launcher=launcher)
+            assert (tmp_path / how / "metrics.prom").is_file()
+            (log,) = (tmp_path / how / "logs").glob("audit-*.log")  # quiet: Scrapy's chatter in its file
+            # what a runner reading only the log (scrapyd's scheduler) takes for the exit status
+            assert job_outcome(log.read_text(encoding="utf-8")) == (ends[how].returncode, "" if up else ANY)
+    script, by_crawl = ends["script"], ends["crawl"]
+    assert script.returncode == by_crawl.returncode == (0 if up else 1), script.stderr[-2000:]
+    assert script.stderr.splitlines()[-1:] == by_crawl.stderr.splitlines()[-1:]
+    assert "INFO" not in script.stderr and "Traceback" not in script.stderr
+    end = "/ping/5e1c-check" + ("" if up else "/fail")
+    assert [p for p, _ in record.seen] == ["/ping/5e1c-check/start", end] * 2
+    assert metrics(tmp_path / "script" / "metrics.prom")[("sv_audit_last_run_success", ())] == (1 if up else 0)
+
+
+def test_a_script_refused_by_its_checks_exits_as_scrapy_crawl_audit(tmp_path: Path, pings) -> None:
+    record, url = pings
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    env = {"SV_HEALTHCHECK_URL": url, "NO_PROXY": "127.0.0.1"}
+    with MockWeb() as web:
+        script, by_crawl = (crawl("audit", corpus=tmp_path / "nowhere", config=config, output=tmp_path / "out",
+                                  proxy_env=web.env(), extra_env=env, launcher=launcher) for launcher in (SCRIPT, None))
+    assert script.returncode == by_crawl.returncode == 2
+    assert script.stderr.splitlines()[-1] == by_crawl.stderr.splitlines()[-1]
+    assert "Traceback" not in script.stderr
+    assert [p for p, _ in record.seen] == ["/ping/5e1c-check/fail"] * 2

@@ -35,7 +35,6 @@ class AuditSpider(ClaimSpider):
     # a scalar switch only: a dict here would replace the project's whole dict (STYLE.md)
     custom_settings: dict[str, Any] | None = {"SV_JOB": "audit"}
     ARGUMENTS = ("country", "ci")
-    monitored = True  # the monthly job: heartbeat pings and metrics.prom (sv_scrapy.ops.monitor)
 
     @classmethod
     def parse_arguments(cls, raw: Mapping[str, Any]) -> dict[str, Any]:
