@@ -102,3 +102,30 @@ def test_a_log_file_on_a_full_disk_goes_quiet_instead_of_printing_tracebacks(cap
     finally:
         logging.root.removeHandler(handler)
     assert capsys.readouterr().err == "" and handler not in logging.root.handlers
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_the_log_file_a_crawl_installs_goes_quiet_on_a_full_disk(capsys: pytest.CaptureFixture[str]) -> None:
+    """Scrapy replaces the process's log handler with the crawler's own when the crawl starts;
+    that one must go quiet too (scrapy-playwright's "Closing browser", logged after the disk
+    filled, printed logging's own traceback)."""
+    import logging
+
+    from scrapy.settings import Settings
+    from scrapy.utils.log import get_scrapy_root_handler, install_scrapy_root_handler
+    from scrapy.utils.test import get_crawler
+
+    from sv_scrapy.extensions.monitor import MonitorExtension
+
+    crawler = get_crawler(settings_dict={"SV_JOB": "worklist", "LOG_FILE": "/dev/full"})
+    monitor = MonitorExtension.from_crawler(crawler)
+    install_scrapy_root_handler(Settings({"LOG_FILE": "/dev/full"}))  # what Crawler.crawl does at its start
+    handler = get_scrapy_root_handler()
+    try:
+        monitor.engine_started()  # the engine_started signal's receiver
+        for n in range(3):
+            logging.getLogger("scrapy-playwright").info("Closing browser %d", n)
+    finally:
+        logging.root.removeHandler(handler)
+    err = capsys.readouterr().err
+    assert "Logging error" not in err and "Traceback" not in err and handler not in logging.root.handlers
