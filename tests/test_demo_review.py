@@ -1,6 +1,7 @@
 """``make demo`` (tools/demo.py) ends with the one command line that reviews one of its findings;
 pasted as printed (the reason edited) it works, writes the demo's copy of the config, never the
-tracked ``config/`` folder, and the next demo lists the finding as reviewed."""
+tracked ``config/`` folder, and the next demo lists the finding as reviewed. Run twice, the demo
+warns of nothing and its report shows then and now (the sample web's small Wayback)."""
 
 from __future__ import annotations
 
@@ -26,8 +27,12 @@ def untracked_config() -> str:
 
 def test_the_demos_review_line_works_as_printed(tmp_path: Path) -> None:
     before = untracked_config()
-    first = demo(tmp_path / "demo")
-    assert first.returncode == 0, first.stderr[-2000:]
+    first, second = demo(tmp_path / "demo"), demo(tmp_path / "demo")
+    assert first.returncode == 0 and second.returncode == 0, first.stderr[-2000:]
+    # a clean demo warns of nothing, and then and now works (the sample web's Wayback: examples/site/_wayback.json)
+    assert not [line for run in (first, second) for line in (run.stdout + run.stderr).splitlines() if "WARNING" in line]
+    report = (tmp_path / "demo" / "source-verify" / "audit" / "report.md").read_text(encoding="utf-8")
+    assert "🕰️ changed since verified: the archived page of 2026-02-15 said 1 300 000, 964" in report
     lines = first.stdout.splitlines()
     hint = lines.index(next(line for line in lines if line.startswith("to review one of its findings")))
     command = lines[hint + 1].strip()

@@ -1,6 +1,6 @@
 """`make demo`: the main job on the bundled sample corpus against the bundled sample site.
 
-Starts the mock web on loopback serving examples/site, points the standard proxy variables
+Starts the mock web on loopback serving examples/site (with its small Wayback Machine), points the standard proxy variables
 at it (so nothing leaves the machine), runs the monthly audit (`scrapy crawl audit`) over
 examples/corpus, and prints the summary, where the report is, and the one command line that
 reviews one of its findings.
@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
     if proc.returncode == 0:
         report = output / "audit" / "report.md"
         print(f"\nthe monthly audit's report: {report} (and report.html beside it)")
-        print("run `make demo` again: unchanged pages now answer 304 and come from the content store")
+        print("run `make demo` again: unchanged pages now answer 304 and come from the content store; the TOKENS_ABSENT row shows then and now (a capture from the sample web's Wayback)")
         print("\n".join(review_hint(report, output, config, scrapy)))
     return proc.returncode
 
