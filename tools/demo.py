@@ -70,7 +70,8 @@ def main(argv: list[str]) -> int:
     if proc.returncode == 0:
         report = output / "audit" / "report.md"
         print(f"\nthe monthly audit's report: {report} (and report.html beside it)")
-        print("run `make demo` again: unchanged pages now answer 304 and come from the content store; the TOKENS_ABSENT row shows then and now (a capture from the sample web's Wayback)")
+        print("run `make demo` again: unchanged pages now answer 304 and come from the content store; "
+              "the TOKENS_ABSENT row shows then and now (a capture from the sample web's Wayback)")
         print("\n".join(review_hint(report, output, config, scrapy)))
     return proc.returncode
 
