@@ -1,22 +1,19 @@
 """Crawl helpers shared by the tests and the benches: a corpus on disk, a fast test config, a
-`scrapy crawl` subprocess."""
+`scrapy crawl` subprocess (its in-process twin: ``testing.inprocess``)."""
 
 from __future__ import annotations
 
 import json
-import os
 import resource
 import shutil
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
-# the scrapy entry point of the interpreter running this (the project's venv)
-SCRAPY = str(Path(sys.executable).with_name("scrapy"))
+from testing.commands import PROJECT_DIR, SCRAPY, run_scrapy
+
+__all__ = ["PROJECT_DIR", "SCRAPY", "CrawlResult", "crawl", "make_config", "write_corpus"]
 
 
 def write_corpus(root: Path, files: dict[str, str]) -> Path:
@@ -88,14 +85,10 @@ def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: d
           launcher: list[str] | None = None) -> CrawlResult:
     """``scrapy crawl <spider>`` in a subprocess (``launcher``: another command line standing in
     for ``scrapy``, taking the same arguments, e.g. an instrumented one)."""
-    # hermetic: no SV_* location, proxy or GitHub Actions variable leaks in from the caller
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SV_", "GITHUB_")) and "proxy" not in k.lower()}
-    env.update(proxy_env)
-    env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(output),
-               SV_IGNORE_HTTPS_ERRORS="1")
-    env.update(extra_env or {})
-    cmd = [*(launcher or [SCRAPY]), "crawl", spider]
+    # hermetic (testing.env): no SV_* location, proxy or GitHub Actions variable leaks in from the caller
+    env = {**proxy_env, "SV_CORPUS_ROOT": str(corpus), "SV_CONFIG_DIR": str(config), "SV_OUTPUT_DIR": str(output),
+           "SV_IGNORE_HTTPS_ERRORS": "1", **(extra_env or {})}
+    cmd = ["crawl", spider]
     for key, value in (args or {}).items():
         cmd += ["-a", f"{key}={value}"]
     for key, value in (settings or {}).items():
@@ -103,7 +96,7 @@ def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: d
     cmd += options or []
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.monotonic()
-    proc = subprocess.run(cmd, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout)
+    proc = run_scrapy(*cmd, env=env, timeout=timeout, launcher=launcher)
     seconds = time.monotonic() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return CrawlResult(proc.returncode, proc.stdout, proc.stderr, seconds, max(peak, before) / 1024, output)

@@ -6,18 +6,16 @@ warns of nothing and its report shows then and now (the sample web's small Wayba
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from testing.commands import PYTHON, run_command
 
 from .conftest import PROJECT_DIR
 
 
 def demo(base: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "GITHUB_"))}
-    return subprocess.run([sys.executable, str(PROJECT_DIR / "tools" / "demo.py"), str(base)], cwd=PROJECT_DIR,
-                          env=env, capture_output=True, text=True, timeout=300)
+    return run_command([PYTHON, str(PROJECT_DIR / "tools" / "demo.py"), str(base)], timeout=300)
 
 
 def untracked_config() -> str:
@@ -38,9 +36,7 @@ def test_the_demos_review_line_works_as_printed(tmp_path: Path) -> None:
     command = lines[hint + 1].strip()
     assert "SV_OUTPUT_DIR=" in command and "SV_CONFIG_DIR=" in command and " review " in command
     assert command.endswith('--reason "…"')
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "GITHUB_"))}
-    pasted = subprocess.run(["bash", "-c", command.replace('"…"', '"checked in the demo"')], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=120)
+    pasted = run_command(["bash", "-c", command.replace('"…"', '"checked in the demo"')], cwd=tmp_path)
     assert pasted.returncode == 0, pasted.stderr
     assert "recorded: " in pasted.stdout
     reviewed = tmp_path / "demo" / "config" / "source-verify-reviewed.json"

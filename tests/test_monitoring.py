@@ -1,6 +1,7 @@
 """Signs of life for whoever watches the timer: the healthchecks-style heartbeat
 (SV_HEALTHCHECK_URL) and <SV_OUTPUT_DIR>/metrics.prom, judged from a loopback ping server and
-from the textfile parsed by prometheus_client's own parser."""
+from the textfile parsed by prometheus_client's own parser. The crawl's behaviour in-process;
+`scrapy crawl audit` and a CrawlerProcess script as subprocesses, side by side."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from sv_scrapy.ops.schedule import job_outcome
 from testing.crawl import FAST_LIVENESS, PROJECT_DIR, crawl, make_config, write_corpus
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
 
 from .test_scrapyd import free_port
@@ -68,8 +70,8 @@ def audit(tmp_path: Path, web: MockWeb, ping_url: str, out: str = "out") -> Any:
     if not config.exists():
         make_config(config, liveness=FAST_LIVENESS)
     # the ping honours the proxy variables: loopback is exempted by NO_PROXY, as a real setup would
-    return crawl("audit", corpus=corpus, config=config, output=tmp_path / out, proxy_env=web.env(),
-                 extra_env={"SV_HEALTHCHECK_URL": ping_url, "SV_NOW": NOW, "NO_PROXY": "127.0.0.1,localhost"})
+    return crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / out, proxy_env=web.env(),
+                            extra_env={"SV_HEALTHCHECK_URL": ping_url, "SV_NOW": NOW, "NO_PROXY": "127.0.0.1,localhost"})
 
 
 def serve(web: MockWeb, up: bool = True) -> None:
@@ -88,14 +90,14 @@ def metrics(path: Path) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     return out
 
 
-def test_a_good_audit_pings_start_then_success_and_its_metrics_equal_audit_json(tmp_path: Path, pings) -> None:
+def test_a_good_audit_pings_start_then_success_and_its_metrics_equal_audit_json(tmp_path: Path, pings, capsys) -> None:
     record, url = pings
     with MockWeb() as web:
         serve(web)
-        assert audit(tmp_path, web, url).returncode == 0
+        assert audit(tmp_path, web, url).exit_status == 0
         serve(web)
         result = audit(tmp_path, web, url)  # a second month: 304s
-    assert result.returncode == 0 and "warning" not in result.stderr
+    assert result.exit_status == 0 and "warning" not in capsys.readouterr().err
     assert [p for p, _ in record.seen] == ["/ping/5e1c-check/start", "/ping/5e1c-check"] * 2
     doc = json.loads((tmp_path / "out" / "audit" / "audit.json").read_text(encoding="utf-8"))
     m = metrics(tmp_path / "out" / "metrics.prom")
@@ -115,11 +117,11 @@ def test_a_failing_audit_pings_fail_with_its_line_and_keeps_the_last_success(tmp
     record, url = pings
     with MockWeb() as web:
         serve(web)
-        assert audit(tmp_path, web, url).returncode == 0
+        assert audit(tmp_path, web, url).exit_status == 0
         good = metrics(tmp_path / "out" / "metrics.prom")[("sv_audit_last_success_timestamp_seconds", ())]
         serve(web, up=False)
         result = audit(tmp_path, web, url)
-    assert result.returncode == 1
+    assert result.exit_status == 1
     assert [p for p, _ in record.seen][-2:] == ["/ping/5e1c-check/start", "/ping/5e1c-check/fail"]
     assert "got an answer" in record.seen[-1][1]  # the run's one line is the ping's log
     m = metrics(tmp_path / "out" / "metrics.prom")
@@ -137,12 +139,12 @@ def test_a_user_mistake_pings_fail_and_a_locked_folder_does_not_ping(tmp_path: P
     assert bad.returncode == 2 and record.seen == [("/ping/5e1c-check/fail", bad.stderr.strip().split("error: ", 1)[1])]
 
 
-def test_an_unreachable_ping_url_changes_nothing_but_one_warning(tmp_path: Path) -> None:
+def test_an_unreachable_ping_url_changes_nothing_but_one_warning(tmp_path: Path, capsys) -> None:
     with MockWeb() as web:
         serve(web)
         result = audit(tmp_path, web, f"http://127.0.0.1:{free_port()}/ping/x")
-    assert result.returncode == 0, result.stderr[-2000:]
-    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert result.exit_status == 0, result.line
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "healthcheck ping to http://127.0.0.1/…" in warnings[0]
     assert (tmp_path / "out" / "metrics.prom").is_file()
 

@@ -5,7 +5,6 @@ file and the entry, exit 2, the file never rewritten."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -13,8 +12,9 @@ from typing import Any
 import pytest
 
 from testing.crawl import crawl, make_config, write_corpus
+from testing.env import clean_env
 
-from .conftest import PROJECT_DIR, SCRAPY
+from .conftest import PROJECT_DIR, SCRAPY, run_scrapy
 
 FILE = "source-verify-reviewed.json"
 
@@ -37,15 +37,14 @@ def workspace(tmp_path: Path) -> dict[str, Any]:
     (out / "audit").mkdir(parents=True)
     (out / "audit" / "audit.json").write_text(json.dumps({"items": items}), encoding="utf-8")
     corpus = write_corpus(tmp_path / "corpus", {"countries/fr/p.md": "# France\n"})
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "GITHUB_"))}
+    env = clean_env()
     env.update(SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(out), SV_CORPUS_ROOT=str(corpus),
                SV_NOW="2027-01-10T10:00:00Z")
     return {"config": config, "out": out, "env": env, "corpus": corpus}
 
 
 def review(ws: dict[str, Any], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([SCRAPY, "review", *args], cwd=PROJECT_DIR, env=ws["env"], capture_output=True, text=True,
-                          timeout=60)
+    return run_scrapy("review", *args, env=ws["env"], timeout=60)
 
 
 def one_line(result: subprocess.CompletedProcess[str]) -> str:

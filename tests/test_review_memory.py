@@ -15,6 +15,7 @@ import pytest
 
 from sv_scrapy.core.audit.news import new_findings, news
 from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.env import clean_env
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.anthropic_stub import AnthropicStub
 
@@ -67,8 +68,7 @@ def story(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("reviews")
     config = make_config(tmp / "config", liveness=FAST_LIVENESS)
     out, corpus = tmp / "local" / "out", tmp / "corpus"
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "GITHUB_", "ANTHROPIC")) and
-            "proxy" not in k.lower()}
+    base = clean_env()
     base.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(out))
     told: dict[str, Any] = {"months": [], "config": config, "out": out, "env": base, "cmd": {}}
 
@@ -282,7 +282,7 @@ def test_an_unconfirmed_page_change_never_expires_a_review(tmp_path: Path) -> No
     out, corpus = tmp_path / "out", tmp_path / "corpus"
     write_corpus(corpus, {"countries/fr/playbook.md": "# France\n\n**Last verified**: 2026-12-15\n\n## Tax\n\n"
                           f"- Transfer duty 5.81 % ([bascule]({flip}))\n- Filing fee €90 ([compteur]({ticker}))\n"})
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "GITHUB_")) and "proxy" not in k.lower()}
+    env = clean_env()
     env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(out))
     seen = []
     with MockWeb() as web:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
+from testing.env import clean_env
 from testing.mockweb import MockWeb, Route
 
 from .conftest import PROJECT_DIR, SCRAPY
@@ -212,7 +213,7 @@ def test_kill_9_mid_audit_then_rerun_equals_an_uninterrupted_run(tmp_path: Path)
         assert progress and "/20 pages (" in progress[-1] and "pages/s, ETA" in progress[-1]
         web.clear_log()
 
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SV_") and "proxy" not in k.lower()}
+        env = clean_env()
         env.update(web.env(), SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config),
                    SV_OUTPUT_DIR=str(tmp_path / "killed"), SV_IGNORE_HTTPS_ERRORS="1")
         proc = subprocess.Popen([SCRAPY, "crawl", "audit"], cwd=PROJECT_DIR, env=env,

@@ -4,7 +4,6 @@ status that tells the truth, a store that heals, a corpus read only inside its r
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from sv_scrapy.core.audit.store import ContentStore, url_key
 from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.env import clean_env
 from testing.mockweb import MockWeb, Route
 
 from .conftest import PROJECT_DIR, SCRAPY, run_scrapy
@@ -41,7 +41,7 @@ def one_line_error(stderr: str) -> str:
 
 
 def env_for(web: MockWeb, corpus: Path, config: Path, output: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SV_") and "proxy" not in k.lower()}
+    env = clean_env()
     env.update(web.env(), SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(output),
                SV_IGNORE_HTTPS_ERRORS="1", **extra)
     return env

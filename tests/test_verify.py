@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from sv_scrapy.core.audit.store import ContentStore
+from testing.env import clean_env
 from testing.mockweb.anthropic_stub import AnthropicStub
 from testing.mockweb.pdfgen import scanned_pdf
 
-from .conftest import PROJECT_DIR, SCRAPY
+from .conftest import PROJECT_DIR, SCRAPY, run_scrapy
 from .test_extract_command import one_line_error
 
 PAGE = ("Droits de mutation. Le taux de 5,81 % s'applique au droit commun. "
@@ -92,12 +93,8 @@ def workspace(tmp_path: Path) -> Path:
 
 def verify(out: Path, stub: AnthropicStub | None, *args: str, env: dict[str, str] | None = None,
            timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "ANTHROPIC"))}
-    full.update(stub.env() if stub else {})
-    full.update(env or {})
-    full["SV_OUTPUT_DIR"] = str(out)
-    return subprocess.run([SCRAPY, "verify", *args], cwd=PROJECT_DIR, env=full, capture_output=True, text=True,
-                          timeout=timeout)
+    return run_scrapy("verify", *args, env={**(stub.env() if stub else {}), **(env or {}), "SV_OUTPUT_DIR": str(out)},
+                      timeout=timeout)
 
 
 def report(out: Path, scope: str = "xx") -> tuple[dict[str, Any], str]:
@@ -184,7 +181,7 @@ def test_batch_create_poll_results_and_resubmit(workspace: Path) -> None:
 def test_batch_resume_after_the_process_dies(workspace: Path) -> None:
     scripts = {cid: script for cid, (_, script, _) in CASES.items()}
     with AnthropicStub(scripts, polls_before_end=10**9) as stub:
-        full = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "ANTHROPIC"))}
+        full = clean_env()
         full.update(stub.env(), SV_OUTPUT_DIR=str(workspace), SV_LLM_POLL_SECONDS="0.05")
         proc = subprocess.Popen([SCRAPY, "verify", "--mode", "batch"], cwd=PROJECT_DIR, env=full,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
