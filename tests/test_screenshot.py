@@ -14,7 +14,8 @@ from testing.mockweb.site import load_site
 
 from .conftest import PROJECT_DIR
 
-pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"Debian's Chromium ({CHROMIUM}) not installed")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"Debian's Chromium ({CHROMIUM}) not installed")]
 
 
 def test_a_blank_page_is_told_apart(tmp_path: Path) -> None:
