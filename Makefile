@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEPS_STAMP := $(VENV)/.deps-stamp
 
-.PHONY: install system-deps lint test demo screenshot bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
+.PHONY: install system-deps lint test test-fast demo screenshot bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
 
 install: $(DEPS_STAMP) system-deps
 
@@ -31,6 +31,13 @@ test: install lint
 	$(BIN)/python -m pytest -W error -q -n 2 --dist loadfile -m "not pacing" || status=$$?; \
 	$(BIN)/python -m pytest -W error -q -m pacing || status=$$?; \
 	exit $$status
+
+# the inner loop: the pure core, the doctests and the in-process tests on 2 workers; no install, no lint,
+# nothing that drives a process or needs Chromium, tesseract, scrapyd or an idle machine (markers in
+# pyproject.toml). `make test` stays what CI runs.
+FAST_MARKERS := not subprocess and not pacing and not browser and not ocr and not scrapyd
+test-fast:
+	$(BIN)/python -m pytest -W error -q -n 2 -m "$(FAST_MARKERS)"
 
 demo: install
 	@echo "== scrapy extract: claims of the bundled sample corpus (examples/corpus), no network"

@@ -12,9 +12,12 @@ in a subprocess. The result carries what a subprocess would show: the exit statu
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -28,6 +31,7 @@ from scrapy.settings import Settings
 from scrapy.utils.reactor import install_reactor, is_reactor_installed
 
 from sv_scrapy.extensions.outcome import exit_status
+from sv_scrapy.quietlog import ConsoleFilter
 from testing.env import clean_env
 
 REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"  # the project's TWISTED_REACTOR
@@ -65,26 +69,45 @@ def environment(env: Mapping[str, str]) -> Iterator[None]:
 
 
 class _Lines(logging.Handler):
-    def __init__(self) -> None:
+    """The crawl's log at INFO and above; ``console`` keeps what the quiet console would show."""
+
+    def __init__(self, spider: str) -> None:
         super().__init__(logging.INFO)
         self.lines: list[str] = []
+        self.console: list[str] = []
+        self.quiet = ConsoleFilter(spider)
         self.setFormatter(logging.Formatter("[%(name)s] %(levelname)s: %(message)s"))
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(self.format(record))
+        line = self.format(record)
+        self.lines.append(line)
+        if self.quiet.filter(record):
+            self.console.append(line)
 
 
 @dataclass
 class InProcessCrawl:
-    exit_status: int
+    """What ``testing.crawl.crawl`` returns for a subprocess, from a crawl in this process:
+    ``returncode`` is the exit status ``scrapy crawl`` would have, ``stdout`` what was printed,
+    ``stderr`` what was printed there plus the log lines the quiet console shows."""
+    returncode: int
     line: str  # the run's one line ("" when it went well)
     output_dir: Path
+    stdout: str = ""
+    stderr: str = ""
     log: list[str] = field(default_factory=list)  # "[logger] LEVEL: message", INFO and above
     stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_status(self) -> int:
+        return self.returncode
 
     def worklist(self) -> dict[str, Any]:
         doc: dict[str, Any] = json.loads((self.output_dir / "worklist.json").read_text(encoding="utf-8"))
         return doc
+
+    def items_by_line(self) -> dict[int, dict[str, Any]]:
+        return {item["line_no"]: item for item in self.worklist()["items"]}
 
     def audit(self, report_dir: Path | None = None) -> dict[str, Any]:
         path = (report_dir or self.output_dir / "audit") / "audit.json"
@@ -102,8 +125,9 @@ def project_settings(overrides: Mapping[str, Any]) -> Settings:
 def crawl_in_process(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: Mapping[str, str],
                      args: Mapping[str, str] | None = None, settings: Mapping[str, Any] | None = None,
                      extra_env: Mapping[str, str] | None = None, timeout: float = 180) -> InProcessCrawl:
-    """``scrapy crawl <spider>`` without the process: the same settings, checks, pipelines and
-    extensions (a refused start is its ``SvError``'s exit status and line)."""
+    """``scrapy crawl <spider>`` without the process, called as ``testing.crawl.crawl``: the same
+    settings, checks, pipelines and extensions (a refused start is its ``SvError``'s exit status
+    and line, printed as ``scrapy crawl`` prints it)."""
     from twisted.internet.threads import blockingCallFromThread
 
     from sv_scrapy.core.errors import SvError
@@ -112,23 +136,33 @@ def crawl_in_process(spider: str, *, corpus: Path, config: Path, output: Path, p
     overrides = {"SV_CORPUS_ROOT": str(corpus), "SV_CONFIG_DIR": str(config), "SV_OUTPUT_DIR": str(output),
                  # a level chosen: the crawl logs here (captured), not to the audit's quiet file
                  "LOG_LEVEL": "INFO", **(settings or {})}
-    lines, level = _Lines(), logging.root.level
+    lines, level = _Lines(spider), logging.root.level
+    out, err = io.StringIO(), io.StringIO()
     logging.root.addHandler(lines)
     logging.root.setLevel(logging.INFO)  # as Scrapy's LOG_LEVEL would, had it configured the process's log
+    refused: SvError | None = None
     try:
-        with environment({**proxy_env, "SV_IGNORE_HTTPS_ERRORS": "1", **(extra_env or {})}):
+        with environment({**proxy_env, "SV_IGNORE_HTTPS_ERRORS": "1", **(extra_env or {})}), \
+                contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             runner = CrawlerRunner(project_settings(overrides))
             crawler = runner.create_crawler(spider)
-            try:
-                def start() -> Any:
-                    return runner.crawl(crawler, **(args or {})).addTimeout(timeout, reactor)
 
+            def start() -> Any:
+                return runner.crawl(crawler, **(args or {})).addTimeout(timeout, reactor)
+
+            try:
                 blockingCallFromThread(reactor, start)
             except SvError as exc:
-                return InProcessCrawl(exc.exit_code, str(exc), output, lines.lines)
+                refused = exc
+            else:
+                code, line = exit_status(crawler)
+                if line:  # as scrapy crawl ends
+                    print(f"scrapy crawl {spider}: error: {line}", file=sys.stderr)
     finally:
         logging.root.removeHandler(lines)
         logging.root.setLevel(level)
-    code, line = exit_status(crawler)
+    stderr = "".join(f"{line}\n" for line in lines.console) + err.getvalue()
+    if refused is not None:
+        return InProcessCrawl(refused.exit_code, str(refused), output, out.getvalue(), stderr, lines.lines)
     stats = crawler.stats.get_stats() if crawler._stats is not None else {}
-    return InProcessCrawl(code, line, output, lines.lines, stats)
+    return InProcessCrawl(code, line, output, out.getvalue(), stderr, lines.lines, stats)

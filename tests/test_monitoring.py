@@ -90,14 +90,14 @@ def metrics(path: Path) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     return out
 
 
-def test_a_good_audit_pings_start_then_success_and_its_metrics_equal_audit_json(tmp_path: Path, pings, capsys) -> None:
+def test_a_good_audit_pings_start_then_success_and_its_metrics_equal_audit_json(tmp_path: Path, pings) -> None:
     record, url = pings
     with MockWeb() as web:
         serve(web)
         assert audit(tmp_path, web, url).exit_status == 0
         serve(web)
         result = audit(tmp_path, web, url)  # a second month: 304s
-    assert result.exit_status == 0 and "warning" not in capsys.readouterr().err
+    assert result.exit_status == 0 and "warning" not in result.stderr
     assert [p for p, _ in record.seen] == ["/ping/5e1c-check/start", "/ping/5e1c-check"] * 2
     doc = json.loads((tmp_path / "out" / "audit" / "audit.json").read_text(encoding="utf-8"))
     m = metrics(tmp_path / "out" / "metrics.prom")
@@ -139,12 +139,12 @@ def test_a_user_mistake_pings_fail_and_a_locked_folder_does_not_ping(tmp_path: P
     assert bad.returncode == 2 and record.seen == [("/ping/5e1c-check/fail", bad.stderr.strip().split("error: ", 1)[1])]
 
 
-def test_an_unreachable_ping_url_changes_nothing_but_one_warning(tmp_path: Path, capsys) -> None:
+def test_an_unreachable_ping_url_changes_nothing_but_one_warning(tmp_path: Path) -> None:
     with MockWeb() as web:
         serve(web)
         result = audit(tmp_path, web, f"http://127.0.0.1:{free_port()}/ping/x")
     assert result.exit_status == 0, result.line
-    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "healthcheck ping to http://127.0.0.1/…" in warnings[0]
     assert (tmp_path / "out" / "metrics.prom").is_file()
 
