@@ -1,15 +1,21 @@
-"""The one way the tests run a command of the project in a subprocess: ``scrapy <command>``,
-the demo, a script — in the project folder, with the clean environment (``testing.env``) plus
-what the test gives, output captured as text. Subprocesses are for what only a process shows
-(the CLI, its exit status, its console); a crawl's behaviour is tested in-process
-(``testing.inprocess``)."""
+"""The one way the tests run a command of the project: ``scrapy <command>``, the demo, a script —
+in the project folder, with the clean environment (``testing.env``) plus what the test gives,
+output captured as text. Subprocesses are for what only a process shows (the CLI, its exit
+status, its console, a process killed halfway); a command that does not crawl (verify, review,
+extract) runs in-process through Scrapy's own ``scrapy.cmdline.execute`` with
+:func:`scrapy_in_process`, a crawl with ``testing.inprocess``."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import io
+import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from subprocess import CompletedProcess  # a result, not a process: scrapy_in_process returns one too
 
 from testing.env import clean_env
 
@@ -29,3 +35,39 @@ def run_scrapy(*args: str, env: Mapping[str, str] | None = None, cwd: Path = PRO
                launcher: Sequence[str] | None = None) -> subprocess.CompletedProcess[str]:
     """``scrapy <args>`` (``launcher``: another command line standing in for ``scrapy``)."""
     return run_command([*(launcher or [SCRAPY]), *args], env=env, cwd=cwd, timeout=timeout)
+
+
+@contextlib.contextmanager
+def environment(env: Mapping[str, str] | None) -> Iterator[None]:
+    """The process environment is the clean one plus ``env`` until the block ends."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(clean_env(env))
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def scrapy_in_process(*args: str, env: Mapping[str, str] | None = None,
+                      cwd: Path = PROJECT_DIR) -> CompletedProcess[str]:
+    """``scrapy <args>`` for a command that does not crawl, run by ``scrapy.cmdline.execute`` in
+    this process: the same parsing, settings and exit status as :func:`run_scrapy`, without a
+    process start. The settings module reads ``SV_*`` from the environment when imported, so it
+    is read again under ``env``."""
+    from scrapy.cmdline import execute
+
+    import sv_scrapy.settings
+
+    out, err = io.StringIO(), io.StringIO()
+    code: int | str | None = 0
+    with environment(env), contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        importlib.reload(sv_scrapy.settings)
+        try:
+            execute(["scrapy", *args])
+        except SystemExit as exc:
+            code = exc.code
+    importlib.reload(sv_scrapy.settings)  # the caller's environment again
+    returncode = code if isinstance(code, int) else (0 if code is None else 1)
+    return CompletedProcess(["scrapy", *args], returncode, out.getvalue(), err.getvalue())

@@ -16,12 +16,10 @@ import contextlib
 import io
 import json
 import logging
-import os
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +30,7 @@ from scrapy.utils.reactor import install_reactor, is_reactor_installed
 
 from sv_scrapy.extensions.outcome import exit_status
 from sv_scrapy.quietlog import ConsoleFilter
-from testing.env import clean_env
+from testing.commands import environment
 
 REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"  # the project's TWISTED_REACTOR
 
@@ -53,19 +51,6 @@ def reactor_thread() -> Any:
         while not reactor.running and time.monotonic() < deadline:
             time.sleep(0.01)
     return reactor
-
-
-@contextmanager
-def environment(env: Mapping[str, str]) -> Iterator[None]:
-    """The process environment is ``env`` (over the clean one) until the block ends."""
-    saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(clean_env(env))
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
 
 
 class _Lines(logging.Handler):

@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 
 from sv_scrapy.core.audit.store import ContentStore
+from testing.commands import scrapy_in_process
 from testing.env import clean_env
 from testing.mockweb.anthropic_stub import AnthropicStub
 from testing.mockweb.pdfgen import scanned_pdf
 
-from .conftest import PROJECT_DIR, SCRAPY, run_scrapy
+from .conftest import PROJECT_DIR, SCRAPY
 from .test_extract_command import one_line_error
 
 PAGE = ("Droits de mutation. Le taux de 5,81 % s'applique au droit commun. "
@@ -91,10 +92,10 @@ def workspace(tmp_path: Path) -> Path:
     return make_workspace(tmp_path / "out", CASES)
 
 
-def verify(out: Path, stub: AnthropicStub | None, *args: str, env: dict[str, str] | None = None,
-           timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return run_scrapy("verify", *args, env={**(stub.env() if stub else {}), **(env or {}), "SV_OUTPUT_DIR": str(out)},
-                      timeout=timeout)
+def verify(out: Path, stub: AnthropicStub | None, *args: str,
+           env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    # in-process (testing.commands): the command's parsing, settings and exit status without a process start
+    return scrapy_in_process("verify", *args, env={**(stub.env() if stub else {}), **(env or {}), "SV_OUTPUT_DIR": str(out)})
 
 
 def report(out: Path, scope: str = "xx") -> tuple[dict[str, Any], str]:
