@@ -39,35 +39,35 @@ def run_scrapy(*args: str, env: Mapping[str, str] | None = None, cwd: Path = PRO
 
 @contextlib.contextmanager
 def environment(env: Mapping[str, str] | None) -> Iterator[None]:
-    """The process environment is the clean one plus ``env`` until the block ends."""
+    """The process environment is the clean one plus ``env`` until the block ends. The settings
+    module reads ``SV_*`` from the environment when imported, so it is read again on each side."""
+    import sv_scrapy.settings
+
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(clean_env(env))
+    importlib.reload(sv_scrapy.settings)
     try:
         yield
     finally:
         os.environ.clear()
         os.environ.update(saved)
+        importlib.reload(sv_scrapy.settings)
 
 
 def scrapy_in_process(*args: str, env: Mapping[str, str] | None = None,
                       cwd: Path = PROJECT_DIR) -> CompletedProcess[str]:
     """``scrapy <args>`` for a command that does not crawl, run by ``scrapy.cmdline.execute`` in
     this process: the same parsing, settings and exit status as :func:`run_scrapy`, without a
-    process start. The settings module reads ``SV_*`` from the environment when imported, so it
-    is read again under ``env``."""
+    process start."""
     from scrapy.cmdline import execute
-
-    import sv_scrapy.settings
 
     out, err = io.StringIO(), io.StringIO()
     code: int | str | None = 0
     with environment(env), contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        importlib.reload(sv_scrapy.settings)
         try:
             execute(["scrapy", *args])
         except SystemExit as exc:
             code = exc.code
-    importlib.reload(sv_scrapy.settings)  # the caller's environment again
     returncode = code if isinstance(code, int) else (0 if code is None else 1)
     return CompletedProcess(["scrapy", *args], returncode, out.getvalue(), err.getvalue())

@@ -4,6 +4,8 @@ status that tells the truth, a store that heals, a corpus read only inside its r
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -17,6 +19,7 @@ from testing.env import clean_env
 from testing.mockweb import MockWeb, Route
 
 from .conftest import PROJECT_DIR, SCRAPY, run_scrapy
+from .test_spider_audit import body
 
 FILLER = "<p>" + "Background on how the duty is assessed and collected. " * 6 + "</p>"
 URLS = [f"https://h{i % 3}.lock.audit.gouv.fr/p{i}" for i in range(9)]
@@ -104,6 +107,67 @@ def test_a_lock_left_by_a_killed_run_is_taken_over(tmp_path: Path) -> None:
         result = crawl("audit", corpus=corpus, config=config, output=out, proxy_env=web.env())
     assert result.returncode == 0, result.stderr[-2000:]
     assert json.loads((out / ".lock").read_text())["pid"] != 999999
+
+
+# -- a run killed halfway; the console (moved from test_spider_audit: they need a process) --
+
+def test_kill_9_mid_audit_then_rerun_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    urls = [f"https://resume.audit.gouv.fr/p{i}" for i in range(20)]
+    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# R\n" + "\n".join(
+        f"- fee €{100 + i} ([p]({u}))" for i, u in enumerate(urls)) + "\n"})
+    config = make_config(tmp_path / "config", liveness={**FAST_LIVENESS,
+                                                         "gov_suffix_default": {"concurrency": 1, "interval_ms": 250}})
+    with MockWeb() as web:
+        for i, u in enumerate(urls):
+            web.route(u, body=body(f"Fee €{100 + i}." if i % 3 else "No figure here."))
+        reference = crawl("audit", corpus=corpus, config=config, output=tmp_path / "ref", proxy_env=web.env(),
+                          settings={"SV_PROGRESS_INTERVAL": "1"})
+        assert reference.returncode == 0, reference.stderr[-2000:]
+        progress = [line for line in reference.stderr.splitlines() if "progress: " in line]
+        assert progress and "/20 pages (" in progress[-1] and "pages/s, ETA" in progress[-1]
+        web.clear_log()
+
+        env = clean_env()
+        env.update(web.env(), SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config),
+                   SV_OUTPUT_DIR=str(tmp_path / "killed"), SV_IGNORE_HTTPS_ERRORS="1")
+        proc = subprocess.Popen([SCRAPY, "crawl", "audit"], cwd=PROJECT_DIR, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        pages = tmp_path / "killed" / "store" / "pages"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(list(pages.glob("*.json")) if pages.is_dir() else []) < 6:
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        done_before_kill = len(list(pages.glob("*.json")))
+        assert 6 <= done_before_kill < len(urls)
+        assert not (tmp_path / "killed" / "audit" / "audit.json").exists()
+
+        resumed = crawl("audit", corpus=corpus, config=config, output=tmp_path / "killed", proxy_env=web.env())
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+        fetched = [e.url for e in web.log if e.method == "GET" and "/p" in e.url]
+    assert len(fetched) == len(set(fetched))  # nothing fetched twice in one run
+    assert len(fetched) <= len(urls) + 1 and len(set(fetched) & {u for u in urls}) == len(set(fetched))
+    assert normalised(tmp_path / "killed" / "audit" / "audit.json") == normalised(reference.output_dir / "audit" / "audit.json")
+    assert not list((tmp_path / "killed").rglob("*.tmp"))
+
+
+def test_quiet_by_default_and_chatty_with_L_INFO(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# Q\n- 5.81 % ([a](https://q.audit.gouv.fr/r))\n"})
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    with MockWeb() as web:
+        web.route("https://q.audit.gouv.fr/r", body=body("Taux 5,81 %."))
+        quiet = crawl("audit", corpus=corpus, config=config, output=tmp_path / "quiet", proxy_env=web.env())
+        chatty = crawl("audit", corpus=corpus, config=config, output=tmp_path / "chatty", proxy_env=web.env(),
+                       options=["-L", "INFO"])
+    assert quiet.returncode == chatty.returncode == 0, quiet.stderr[-2000:]
+    summary, *paths = quiet.stdout.strip().splitlines()
+    assert summary.startswith("audit: 1 claim(s) over 1 URL(s); first audit (baseline);")
+    names = [p.split()[-1].rsplit("/", 1)[-1] for p in paths]
+    assert names[:3] == ["report.md", "report.html", "issue.md"] and paths[3].startswith("log:") and len(paths) == 4
+    assert "[scrapy." not in quiet.stderr and "[scrapy.core.engine] INFO" in chatty.stderr
+    (log,) = (tmp_path / "quiet" / "logs").glob("audit-*.log")
+    assert "[scrapy.core.engine] INFO: Spider opened" in log.read_text(encoding="utf-8") and str(log) in paths[-1]
+    assert not (tmp_path / "chatty" / "logs").exists()
 
 
 # -- exit status is the truth ------------------------------------------------------------------
