@@ -62,6 +62,9 @@ def scrapy_in_process(*args: str, env: Mapping[str, str] | None = None,
     process start."""
     from scrapy.cmdline import execute
 
+    import sv_scrapy.settings
+    from sv_scrapy.core.audit.runlock import release
+
     out, err = io.StringIO(), io.StringIO()
     code: int | str | None = 0
     with environment(env), contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -69,5 +72,7 @@ def scrapy_in_process(*args: str, env: Mapping[str, str] | None = None,
             execute(["scrapy", *args])
         except SystemExit as exc:
             code = exc.code
+        finally:  # as the command's process would when it ends: the output folder's lock goes
+            release(Path(sv_scrapy.settings.SV_OUTPUT_DIR))
     returncode = code if isinstance(code, int) else (0 if code is None else 1)
     return CompletedProcess(["scrapy", *args], returncode, out.getvalue(), err.getvalue())

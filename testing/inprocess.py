@@ -28,6 +28,7 @@ from scrapy.crawler import CrawlerRunner
 from scrapy.settings import Settings
 from scrapy.utils.reactor import install_reactor, is_reactor_installed
 
+from sv_scrapy.core.audit.runlock import release
 from sv_scrapy.extensions.outcome import exit_status
 from sv_scrapy.quietlog import ConsoleFilter
 from testing.commands import environment
@@ -146,6 +147,7 @@ def crawl_in_process(spider: str, *, corpus: Path, config: Path, output: Path, p
     finally:
         logging.root.removeHandler(lines)
         logging.root.setLevel(level)
+        release(output)  # as the end of a `scrapy crawl` process would: the next command may take it
     stderr = "".join(f"{line}\n" for line in lines.console) + err.getvalue()
     if refused is not None:
         return InProcessCrawl(refused.exit_code, str(refused), output, out.getvalue(), stderr, lines.lines)
