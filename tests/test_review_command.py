@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
-from testing.crawl import crawl, make_config, write_corpus
+from testing.commands import scrapy_in_process
+from testing.crawl import make_config, write_corpus
 from testing.env import clean_env
+from testing.inprocess import crawl_in_process
 
-from .conftest import PROJECT_DIR, SCRAPY, run_scrapy
+from .conftest import PROJECT_DIR, SCRAPY
 
 FILE = "source-verify-reviewed.json"
 
@@ -44,7 +46,7 @@ def workspace(tmp_path: Path) -> dict[str, Any]:
 
 
 def review(ws: dict[str, Any], *args: str) -> subprocess.CompletedProcess[str]:
-    return run_scrapy("review", *args, env=ws["env"], timeout=60)
+    return scrapy_in_process("review", *args, env=ws["env"])
 
 
 def one_line(result: subprocess.CompletedProcess[str]) -> str:
@@ -136,8 +138,8 @@ def test_the_audit_refuses_a_bad_file_before_any_request(workspace: dict[str, An
     path = workspace["config"] / FILE
     path.write_text(BAD_FILES["decision"][0], encoding="utf-8")
     write_corpus(workspace["corpus"], {"countries/fr/p.md": "# France\n\n- Duty 5.81 % ([t](https://www.impots.gouv.fr/t))\n"})
-    result = crawl("audit", corpus=workspace["corpus"], config=workspace["config"], output=workspace["out"],
-                   proxy_env={}, timeout=60)
+    result = crawl_in_process("audit", corpus=workspace["corpus"], config=workspace["config"], output=workspace["out"],
+                   proxy_env={})
     line = one_line(result)
     assert result.returncode == 2 and str(path) in line and "reviews[1] (fr:5:aaaa0001): decision 'meh'" in line
     assert path.read_text(encoding="utf-8") == BAD_FILES["decision"][0]
@@ -206,8 +208,8 @@ def test_the_linter_rows_command_works_as_the_report_prints_it(workspace: dict[s
     with MockWeb() as web:
         web.route(cited, Route(body="<html><body>" + "Le taux est de 5,81 %. " * 20 + "</body></html>"))
         for month, now in enumerate(("2027-01-01T03:00:00Z", "2027-02-01T03:00:00Z")):
-            result = crawl("audit", corpus=workspace["corpus"], config=workspace["config"], output=workspace["out"],
-                           proxy_env=web.env(), extra_env={"SV_NOW": now}, timeout=120)
+            result = crawl_in_process("audit", corpus=workspace["corpus"], config=workspace["config"], output=workspace["out"],
+                           proxy_env=web.env(), extra_env={"SV_NOW": now})
             assert result.returncode == 0, result.stderr[-2000:]
             doc = json.loads((workspace["out"] / "audit" / "audit.json").read_text(encoding="utf-8"))
             if month:
