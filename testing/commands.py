@@ -8,11 +8,13 @@ extract) runs in-process through Scrapy's own ``scrapy.cmdline.execute`` with
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import io
 import os
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from subprocess import CompletedProcess  # a result, not a process: scrapy_in_process returns one too
@@ -72,7 +74,10 @@ def scrapy_in_process(*args: str, env: Mapping[str, str] | None = None,
             execute(["scrapy", *args])
         except SystemExit as exc:
             code = exc.code
-        finally:  # as the command's process would when it ends: the output folder's lock goes
+        finally:  # as the command's process would when it ends: the output folder's lock goes,
             release(Path(sv_scrapy.settings.SV_OUTPUT_DIR))
+            with warnings.catch_warnings():  # and the sockets its API client left open are closed
+                warnings.simplefilter("ignore", ResourceWarning)
+                gc.collect()
     returncode = code if isinstance(code, int) else (0 if code is None else 1)
     return CompletedProcess(["scrapy", *args], returncode, out.getvalue(), err.getvalue())

@@ -16,8 +16,6 @@ from testing.crawl import make_config, write_corpus
 from testing.env import clean_env
 from testing.inprocess import crawl_in_process
 
-from .conftest import PROJECT_DIR, SCRAPY
-
 FILE = "source-verify-reviewed.json"
 
 
@@ -30,8 +28,8 @@ def claim(cid: str, prior: str = "TOKENS_ABSENT", **extra: Any) -> dict[str, Any
             "content_changed": False, **extra}
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> dict[str, Any]:
+def review_workspace(tmp_path: Path) -> dict[str, Any]:
+    """A config, an audit of five flagged claims and a corpus: what a review works on."""
     config = make_config(tmp_path / "config")
     out = tmp_path / "out"
     items = [claim("fr:5:aaaa0001"), claim("fr:5:bbbb0002"), claim("fr:7:cccc0003", "TOKENS_PRESENT"),
@@ -43,6 +41,11 @@ def workspace(tmp_path: Path) -> dict[str, Any]:
     env.update(SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(out), SV_CORPUS_ROOT=str(corpus),
                SV_NOW="2027-01-10T10:00:00Z")
     return {"config": config, "out": out, "env": env, "corpus": corpus}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> dict[str, Any]:
+    return review_workspace(tmp_path)
 
 
 def review(ws: dict[str, Any], *args: str) -> subprocess.CompletedProcess[str]:
@@ -165,32 +168,6 @@ def test_the_linters_finding_is_checked_against_the_corpus(workspace: dict[str, 
     plain = review(workspace, cid, "--as", "fix_pending", "--reason", "x")  # a linter row is no claim otherwise
     assert plain.returncode == 2 and "no such claim" in one_line(plain)
 
-
-def test_a_review_while_an_audit_runs_exits_75_and_writes_nothing(workspace: dict[str, Any]) -> None:
-    import time
-
-    from testing.mockweb import MockWeb, Route
-
-    slow = "https://www.impots.gouv.fr/lent"
-    write_corpus(workspace["corpus"], {"countries/fr/p.md": f"# France\n\n- Duty 5.81 % ([t]({slow}))\n"})
-    with MockWeb() as web:
-        web.route(slow, Route(body="<html><body>" + "Le taux est de 5,81 %. " * 20 + "</body></html>", delay=6))
-        env = {**workspace["env"], **web.env(), "SV_IGNORE_HTTPS_ERRORS": "1"}
-        env = {k: v for k, v in env.items() if k != "SV_NOW"}
-        audit = subprocess.Popen([SCRAPY, "crawl", "audit"], cwd=PROJECT_DIR, env=env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
-        try:
-            lock, deadline = workspace["out"] / ".lock", time.monotonic() + 60
-            while time.monotonic() < deadline and not (lock.is_file() and lock.read_text(encoding="utf-8").strip()):
-                time.sleep(0.05)  # the audit names itself in the lock once it holds it
-            result = review(workspace, "hk:3:dddd0004", "--as", "wont_fix", "--reason", "checked by hand")
-            assert audit.poll() is None  # the audit was still running
-        finally:
-            audit.wait(timeout=120)
-    line = one_line(result)
-    assert result.returncode == 75 and "another run holds" in line and "scrapy crawl audit" in line
-    assert not (workspace["config"] / FILE).exists()
-    assert audit.returncode == 0
 
 
 def test_the_linter_rows_command_works_as_the_report_prints_it(workspace: dict[str, Any]) -> None:

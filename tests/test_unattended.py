@@ -17,9 +17,12 @@ from sv_scrapy.core.audit.store import ContentStore, url_key
 from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.env import clean_env
 from testing.mockweb import MockWeb, Route
+from testing.mockweb.anthropic_stub import AnthropicStub
 
 from .conftest import PROJECT_DIR, SCRAPY, run_scrapy
+from .test_review_command import FILE, one_line, review, review_workspace
 from .test_spider_audit import body
+from .test_verify import CASES, make_workspace, report, verify
 
 FILLER = "<p>" + "Background on how the duty is assessed and collected. " * 6 + "</p>"
 URLS = [f"https://h{i % 3}.lock.audit.gouv.fr/p{i}" for i in range(9)]
@@ -168,6 +171,59 @@ def test_quiet_by_default_and_chatty_with_L_INFO(tmp_path: Path) -> None:
     (log,) = (tmp_path / "quiet" / "logs").glob("audit-*.log")
     assert "[scrapy.core.engine] INFO: Spider opened" in log.read_text(encoding="utf-8") and str(log) in paths[-1]
     assert not (tmp_path / "chatty" / "logs").exists()
+
+
+# -- beside another run, killed halfway: a verify batch, a review (moved from test_verify and
+# test_review_command: they need a process running beside the test) --
+
+def test_a_verify_batch_killed_halfway_resumes_its_batch(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "out", CASES)
+    scripts = {cid: script for cid, (_, script, _) in CASES.items()}
+    with AnthropicStub(scripts, polls_before_end=10**9) as stub:
+        full = clean_env()
+        full.update(stub.env(), SV_OUTPUT_DIR=str(workspace), SV_LLM_POLL_SECONDS="0.05")
+        proc = subprocess.Popen([SCRAPY, "verify", "--mode", "batch"], cwd=PROJECT_DIR, env=full,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        states: list[Path] = []
+        while time.monotonic() < deadline and not states:
+            states = list((workspace.parent / "reports").glob("verify-batch-*.json"))
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert states, "the batch state was never saved"
+        batch_id = json.loads(states[0].read_text(encoding="utf-8"))["batch_id"]
+        stub.polls_before_end = 0
+        result = verify(workspace, stub, "--resume", batch_id, env={"SV_LLM_POLL_SECONDS": "0.05"})
+        assert len(stub.batches) == 1  # resumed, not resubmitted
+    assert result.returncode == 0, result.stderr[-3000:]
+    doc, _ = report(workspace)
+    assert {v["id"]: v["verdict"] for v in doc["verdicts"]}["xx:1:honest"] == "MATCH"
+
+
+def test_a_review_while_an_audit_runs_exits_75_and_writes_nothing(tmp_path: Path) -> None:
+    workspace = review_workspace(tmp_path)
+    slow = "https://www.impots.gouv.fr/lent"
+    write_corpus(workspace["corpus"], {"countries/fr/p.md": f"# France\n\n- Duty 5.81 % ([t]({slow}))\n"})
+    with MockWeb() as web:
+        web.route(slow, Route(body="<html><body>" + "Le taux est de 5,81 %. " * 20 + "</body></html>", delay=6))
+        env = {**workspace["env"], **web.env(), "SV_IGNORE_HTTPS_ERRORS": "1"}
+        env = {k: v for k, v in env.items() if k != "SV_NOW"}
+        audit = subprocess.Popen([SCRAPY, "crawl", "audit"], cwd=PROJECT_DIR, env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        try:
+            lock, deadline = workspace["out"] / ".lock", time.monotonic() + 60
+            while time.monotonic() < deadline and not (lock.is_file() and lock.read_text(encoding="utf-8").strip()):
+                time.sleep(0.05)  # the audit names itself in the lock once it holds it
+            result = review(workspace, "hk:3:dddd0004", "--as", "wont_fix", "--reason", "checked by hand")
+            assert audit.poll() is None  # the audit was still running
+        finally:
+            audit.wait(timeout=120)
+    line = one_line(result)
+    assert result.returncode == 75 and "another run holds" in line and "scrapy crawl audit" in line
+    assert not (workspace["config"] / FILE).exists()
+    assert audit.returncode == 0
+
 
 
 # -- exit status is the truth ------------------------------------------------------------------
