@@ -41,14 +41,19 @@ def run_scrapy(*args: str, env: Mapping[str, str] | None = None, cwd: Path = PRO
 
 @contextlib.contextmanager
 def environment(env: Mapping[str, str] | None) -> Iterator[None]:
-    """The process environment is the clean one plus ``env`` until the block ends. The settings
-    module reads ``SV_*`` from the environment when imported, so it is read again on each side."""
+    """The process environment is the clean one plus ``env`` until the block ends, as a new
+    process would see it: the settings module reads ``SV_*`` when imported, so it is read again
+    on each side, and the process's clock (``SV_NOW``: it starts when first asked) starts anew."""
+    import sv_scrapy.runtime
     import sv_scrapy.settings
 
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(clean_env(env))
     importlib.reload(sv_scrapy.settings)
+    clocks = getattr(sv_scrapy.runtime, "_CLOCKS", None)  # the process's clocks, by SV_NOW
+    if isinstance(clocks, dict):
+        clocks.clear()
     try:
         yield
     finally:
