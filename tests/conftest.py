@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import inspect
 import subprocess
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import CodeType
 from typing import Any
@@ -24,6 +27,40 @@ def shared_corpus() -> Path:
     if not (SHARED_CORPUS / "config" / "_source-verify.json").is_file():
         pytest.skip(f"shared corpus slice not found at {SHARED_CORPUS} (../shared is absent)")
     return SHARED_CORPUS
+
+
+class Pings:
+    """What a healthchecks-style ping server was sent: (path, body) per POST."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []  # (path, body)
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        pings = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
+                pings.seen.append((self.path, body))
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"OK")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return Handler
+
+
+@pytest.fixture()
+def pings() -> Iterator[tuple[Pings, str]]:
+    record = Pings()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), record.handler())
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield record, f"http://127.0.0.1:{server.server_address[1]}/ping/5e1c-check"
+    server.shutdown()
+    server.server_close()
 
 
 # a test that drives a process (a `scrapy` command, the demo, a script) is `subprocess`: make test-fast

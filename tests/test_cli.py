@@ -1,17 +1,25 @@
 """One subprocess test per command that has no other: what only a process shows — the entry
 point, the exit status, stdout and stderr as a user sees them. Everything else about these
-commands is tested in-process (testing.commands.scrapy_in_process). `scrapy crawl`
-(test_unattended, test_monitoring), `scrapy verify` (test_verify) and `scrapy review`
-(test_review_command) keep theirs beside their other tests."""
+commands is tested in-process (testing.commands.scrapy_in_process, testing.inprocess). Here too:
+the monthly audit started by `scrapy crawl audit` and by a CrawlerProcess script, side by side
+(its monitoring: tests/test_monitoring.py), and `make demo` run as a newcomer does. The runs
+killed halfway or beside another are in tests/test_unattended.py."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+from unittest.mock import ANY
 
-from testing.crawl import write_corpus
+import pytest
 
-from .conftest import run_scrapy
+from sv_scrapy.ops.schedule import job_outcome
+from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.mockweb import MockWeb
+
+from .conftest import PROJECT_DIR, run_scrapy
+from .test_monitoring import CORPUS, NOW, metrics, serve
 
 
 def test_scrapy_extract_prints_its_stats_and_exits_0() -> None:
@@ -25,3 +33,46 @@ def test_scrapy_check_citations_prints_its_findings_and_exits_0(tmp_path: Path) 
     result = run_scrapy("check-citations", env={"SV_CORPUS_ROOT": str(tmp_path / "corpus")})
     assert result.returncode == 0 and "Traceback" not in result.stderr
     assert "xx:2  7.5%  -> https://www.gov.ky/" in result.stdout and corpus.is_dir()
+
+
+# -- the audit started by a script with CrawlerProcess, as by scrapy crawl audit ---------------
+
+SCRIPT = [sys.executable, str(PROJECT_DIR / "examples" / "script_audit.py")]
+
+
+@pytest.mark.parametrize("up", [True, False], ids=["good", "failing"])
+def test_a_script_with_crawler_process_is_monitored_as_scrapy_crawl_audit(tmp_path: Path, pings, up: bool) -> None:
+    record, url = pings
+    corpus = write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": CORPUS})
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    env = {"SV_HEALTHCHECK_URL": url, "SV_NOW": NOW, "NO_PROXY": "127.0.0.1,localhost"}
+    ends = {}
+    with MockWeb() as web:
+        for how, launcher in (("script", SCRIPT), ("crawl", None)):
+            serve(web, up)
+            ends[how] = crawl("audit", corpus=corpus, config=config, output=tmp_path / how, proxy_env=web.env(),
+                              extra_env=env, launcher=launcher)
+            assert (tmp_path / how / "metrics.prom").is_file()
+            (log,) = (tmp_path / how / "logs").glob("audit-*.log")  # quiet: Scrapy's chatter in its file
+            # what a runner reading only the log (scrapyd's scheduler) takes for the exit status
+            assert job_outcome(log.read_text(encoding="utf-8")) == (ends[how].returncode, "" if up else ANY)
+    script, by_crawl = ends["script"], ends["crawl"]
+    assert script.returncode == by_crawl.returncode == (0 if up else 1), script.stderr[-2000:]
+    assert script.stderr.splitlines()[-1:] == by_crawl.stderr.splitlines()[-1:]
+    assert "INFO" not in script.stderr and "Traceback" not in script.stderr
+    end = "/ping/5e1c-check" + ("" if up else "/fail")
+    assert [p for p, _ in record.seen] == ["/ping/5e1c-check/start", end] * 2
+    assert metrics(tmp_path / "script" / "metrics.prom")[("sv_audit_last_run_success", ())] == (1 if up else 0)
+
+
+def test_a_script_refused_by_its_checks_exits_as_scrapy_crawl_audit(tmp_path: Path, pings) -> None:
+    record, url = pings
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    env = {"SV_HEALTHCHECK_URL": url, "NO_PROXY": "127.0.0.1"}
+    with MockWeb() as web:
+        script, by_crawl = (crawl("audit", corpus=tmp_path / "nowhere", config=config, output=tmp_path / "out",
+                                  proxy_env=web.env(), extra_env=env, launcher=launcher) for launcher in (SCRIPT, None))
+    assert script.returncode == by_crawl.returncode == 2
+    assert script.stderr.splitlines()[-1] == by_crawl.stderr.splitlines()[-1]
+    assert "Traceback" not in script.stderr
+    assert [p for p, _ in record.seen] == ["/ping/5e1c-check/fail"] * 2

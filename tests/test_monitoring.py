@@ -1,25 +1,20 @@
 """Signs of life for whoever watches the timer: the healthchecks-style heartbeat
-(SV_HEALTHCHECK_URL) and <SV_OUTPUT_DIR>/metrics.prom, judged from a loopback ping server and
-from the textfile parsed by prometheus_client's own parser. The crawl's behaviour in-process;
-`scrapy crawl audit` and a CrawlerProcess script as subprocesses, side by side."""
+(SV_HEALTHCHECK_URL) and <SV_OUTPUT_DIR>/metrics.prom, judged from a loopback ping server
+(tests/conftest.py's `pings`) and from the textfile parsed by prometheus_client's own parser,
+all in-process; `scrapy crawl audit` and a CrawlerProcess script side by side, as
+subprocesses, are in tests/test_cli.py."""
 
 from __future__ import annotations
 
 import json
-import sys
-import threading
-from collections.abc import Iterator
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from unittest.mock import ANY
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from sv_scrapy.ops.schedule import job_outcome
-from testing.crawl import FAST_LIVENESS, PROJECT_DIR, crawl, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, make_config, write_corpus
 from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
 
@@ -30,38 +25,6 @@ URLS = [f"https://www.douane.gouv.fr/t{i}" for i in range(4)]
 CORPUS = "# T\n\n**Last verified**: 2026-11-01\n\n" + "\n".join(
     f"- duty {i + 1}.5 % ([t]({u}))" for i, u in enumerate(URLS)) + "\n"
 NOW = "2027-02-01T03:17:00Z"
-
-
-class Pings:
-    def __init__(self) -> None:
-        self.seen: list[tuple[str, str]] = []  # (path, body)
-
-    def handler(self) -> type[BaseHTTPRequestHandler]:
-        pings = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
-                pings.seen.append((self.path, body))
-                self.send_response(200)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"OK")
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        return Handler
-
-
-@pytest.fixture()
-def pings() -> Iterator[tuple[Pings, str]]:
-    record = Pings()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), record.handler())
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield record, f"http://127.0.0.1:{server.server_address[1]}/ping/5e1c-check"
-    server.shutdown()
-    server.server_close()
 
 
 def audit(tmp_path: Path, web: MockWeb, ping_url: str, out: str = "out") -> Any:
@@ -133,9 +96,9 @@ def test_a_user_mistake_pings_fail_and_a_locked_folder_does_not_ping(tmp_path: P
     with MockWeb() as web:
         serve(web)
         corpus = write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": CORPUS})
-        bad = crawl("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
-                    output=tmp_path / "out", proxy_env=web.env(), args={"country": "zz"},
-                    extra_env={"SV_HEALTHCHECK_URL": url, "NO_PROXY": "127.0.0.1"})
+        bad = crawl_in_process("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
+                               output=tmp_path / "out", proxy_env=web.env(), args={"country": "zz"},
+                               extra_env={"SV_HEALTHCHECK_URL": url, "NO_PROXY": "127.0.0.1"})
     assert bad.returncode == 2 and record.seen == [("/ping/5e1c-check/fail", bad.stderr.strip().split("error: ", 1)[1])]
 
 
@@ -149,42 +112,3 @@ def test_an_unreachable_ping_url_changes_nothing_but_one_warning(tmp_path: Path)
     assert (tmp_path / "out" / "metrics.prom").is_file()
 
 
-SCRIPT = [sys.executable, str(PROJECT_DIR / "examples" / "script_audit.py")]
-
-
-@pytest.mark.parametrize("up", [True, False], ids=["good", "failing"])
-def test_a_script_with_crawler_process_is_monitored_as_scrapy_crawl_audit(tmp_path: Path, pings, up: bool) -> None:
-    record, url = pings
-    corpus = write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": CORPUS})
-    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
-    env = {"SV_HEALTHCHECK_URL": url, "SV_NOW": NOW, "NO_PROXY": "127.0.0.1,localhost"}
-    ends = {}
-    with MockWeb() as web:
-        for how, launcher in (("script", SCRIPT), ("crawl", None)):
-            serve(web, up)
-            ends[how] = crawl("audit", corpus=corpus, config=config, output=tmp_path / how, proxy_env=web.env(),
-                              extra_env=env, launcher=launcher)
-            assert (tmp_path / how / "metrics.prom").is_file()
-            (log,) = (tmp_path / how / "logs").glob("audit-*.log")  # quiet: Scrapy's chatter in its file
-            # what a runner reading only the log (scrapyd's scheduler) takes for the exit status
-            assert job_outcome(log.read_text(encoding="utf-8")) == (ends[how].returncode, "" if up else ANY)
-    script, by_crawl = ends["script"], ends["crawl"]
-    assert script.returncode == by_crawl.returncode == (0 if up else 1), script.stderr[-2000:]
-    assert script.stderr.splitlines()[-1:] == by_crawl.stderr.splitlines()[-1:]
-    assert "INFO" not in script.stderr and "Traceback" not in script.stderr
-    end = "/ping/5e1c-check" + ("" if up else "/fail")
-    assert [p for p, _ in record.seen] == ["/ping/5e1c-check/start", end] * 2
-    assert metrics(tmp_path / "script" / "metrics.prom")[("sv_audit_last_run_success", ())] == (1 if up else 0)
-
-
-def test_a_script_refused_by_its_checks_exits_as_scrapy_crawl_audit(tmp_path: Path, pings) -> None:
-    record, url = pings
-    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
-    env = {"SV_HEALTHCHECK_URL": url, "NO_PROXY": "127.0.0.1"}
-    with MockWeb() as web:
-        script, by_crawl = (crawl("audit", corpus=tmp_path / "nowhere", config=config, output=tmp_path / "out",
-                                  proxy_env=web.env(), extra_env=env, launcher=launcher) for launcher in (SCRIPT, None))
-    assert script.returncode == by_crawl.returncode == 2
-    assert script.stderr.splitlines()[-1] == by_crawl.stderr.splitlines()[-1]
-    assert "Traceback" not in script.stderr
-    assert [p for p, _ in record.seen] == ["/ping/5e1c-check/fail"] * 2
