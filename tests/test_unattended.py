@@ -20,6 +20,10 @@ from testing.mockweb import MockWeb, Route
 from testing.mockweb.anthropic_stub import AnthropicStub
 
 from .conftest import PROJECT_DIR, SCRAPY, run_scrapy
+from .test_diskfull import CORPUS as FULL_CORPUS
+from .test_diskfull import ONE_HOST_SLOW, items, mount_tmpfs
+from .test_diskfull import URLS as FULL_URLS
+from .test_diskfull import page as full_page
 from .test_review_command import FILE, one_line, review, review_workspace
 from .test_spider_audit import body
 from .test_verify import CASES, make_workspace, report, verify
@@ -224,6 +228,53 @@ def test_a_review_while_an_audit_runs_exits_75_and_writes_nothing(tmp_path: Path
     assert not (workspace["config"] / FILE).exists()
     assert audit.returncode == 0
 
+
+
+# -- disk full (moved from test_diskfull: its one line and no traceback are what a process prints) --
+
+@pytest.mark.pacing  # judges when requests stopped from the mock web's log
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a 1 MB tmpfs needs root")
+def test_a_full_disk_stops_the_crawl_in_one_line_and_the_rerun_resumes(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": FULL_CORPUS})
+    config = make_config(tmp_path / "config", liveness=ONE_HOST_SLOW)
+    out = tmp_path / "out"
+    mount_tmpfs(out, "1m")
+    try:
+        with MockWeb() as web:
+            for i, url in enumerate(FULL_URLS):
+                web.route(url, Route(body=full_page(i)))
+            full = crawl("audit", corpus=corpus, config=config, output=out, proxy_env=web.env())
+            ended = time.time()
+            requested = [e for e in web.log if e.url in FULL_URLS]
+            stored = {u for u in FULL_URLS if (out / "store" / "pages" / f"{url_key(u)}.json").exists()}
+            assert full.returncode == 1, full.stderr[-2000:]
+            for stream in (full.stdout, full.stderr):
+                assert "Traceback" not in stream and "Logging error" not in stream
+            # the audit's progress lines, then its one line
+            (line,) = [line for line in full.stderr.splitlines() if line.strip() and "progress:" not in line]
+            assert line.startswith("scrapy crawl audit: error: cannot write ") and str(out) in line
+            assert "no space left" in line.lower()
+            # requests stop at the first failed write: the page that could not be kept is the
+            # last, or one of the last in flight, to be requested (floor 0.4 s: 24 pages take ~10 s)
+            first_lost = next(e for e in requested if e.url not in stored)
+            assert stored and len(requested) < len(FULL_URLS)
+            assert all(e.t - first_lost.t < 3.0 for e in requested)
+            # and the crawl ends soon after: the requests queued behind the host are refused at
+            # once, not each after waiting for its 0.4 s turn (~7 s more, before)
+            assert ended - requested[-1].t < 3.0, ended - requested[-1].t
+            subprocess.run(["mount", "-o", "remount,size=64m", str(out)], check=True)
+            web.clear_log()
+            again = crawl("audit", corpus=corpus, config=config, output=out, proxy_env=web.env())
+            assert again.returncode == 0, again.stderr[-2000:]
+            refetched = [e.url for e in web.log if e.url in FULL_URLS]
+            assert not set(refetched) & stored  # what was journalled is not fetched again
+            # the undisturbed run to compare with: the floor above only paces the run that fills the disk
+            fast = make_config(tmp_path / "config-fast", liveness=FAST_LIVENESS)
+            clean = crawl("audit", corpus=corpus, config=fast, output=tmp_path / "clean", proxy_env=web.env())
+            assert clean.returncode == 0
+        assert items(out) == items(tmp_path / "clean")
+    finally:
+        subprocess.run(["umount", "-l", str(out)], capture_output=True)
 
 
 # -- exit status is the truth ------------------------------------------------------------------
