@@ -63,21 +63,24 @@ def test_the_log_file_a_crawl_installs_goes_quiet_on_a_full_disk(capsys: pytest.
     filled, printed logging's own traceback)."""
     import logging
 
-    from scrapy.settings import Settings
-    from scrapy.utils.log import get_scrapy_root_handler, install_scrapy_root_handler
     from scrapy.utils.test import get_crawler
 
     from sv_scrapy.extensions.monitor import MonitorExtension
 
     crawler = get_crawler(settings_dict={"SV_JOB": "worklist", "LOG_FILE": "/dev/full"})
     monitor = MonitorExtension.from_crawler(crawler)
-    install_scrapy_root_handler(Settings({"LOG_FILE": "/dev/full"}))  # what Crawler.crawl does at its start
-    handler = get_scrapy_root_handler()
+    # what Crawler.crawl does at its start, after the extensions are built: its own LOG_FILE handler
+    # (Scrapy's install_scrapy_root_handler; a plain one here, leaving Scrapy's global state alone)
+    handler, level = logging.FileHandler("/dev/full"), logging.root.level
+    logging.root.addHandler(handler)
+    logging.root.setLevel(logging.INFO)  # the crawl's LOG_LEVEL: INFO reaches its log file
     try:
         monitor.engine_started()  # the engine_started signal's receiver
         for n in range(3):
             logging.getLogger("scrapy-playwright").info("Closing browser %d", n)
     finally:
+        logging.root.setLevel(level)
         logging.root.removeHandler(handler)
+        handler.close()
     err = capsys.readouterr().err
     assert "Logging error" not in err and "Traceback" not in err and handler not in logging.root.handlers
