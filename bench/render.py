@@ -28,6 +28,7 @@ from testing.crawl import (  # noqa: E402
     make_config,
     write_corpus,
 )
+from testing.env import clean_env  # noqa: E402
 from testing.mockweb import MockWeb  # noqa: E402
 
 PAGE = ("<html><head><title>App</title></head><body><div id='root'></div><script>"
@@ -87,7 +88,7 @@ def main() -> int:
                              liveness={"global": {"req_per_sec": 100, "default_per_host_interval_ms": 50},
                                        "gov_suffix_default": {"concurrency": 2, "interval_ms": 50}},
                              source_verify={"fetch": {"js_spa_hosts": hosts}})
-        env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and not k.startswith("SV_")}
+        env = clean_env()
         env.update(web.env(), SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(tmp / "out"),
                    SV_IGNORE_HTTPS_ERRORS="1")
         started = time.monotonic()

@@ -13,6 +13,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from sv_scrapy import __version__
+from sv_scrapy.quietlog import log_to_file
 from sv_scrapy.registry import setting_default
 from sv_scrapy.render import launch_options
 from sv_scrapy.runtime import config_of, ignore_https_errors
@@ -69,3 +70,5 @@ class SvAddon:
         derived.update({"DOWNLOAD_HANDLERS": {"http": paced, "https": paced}, "SV_NETWORK_HANDLER": network_handler})
         for name, value in derived.items():
             settings.set(name, value, priority=PRIORITY)
+        # a crawl not started by `scrapy crawl` (which chose before Scrapy's log began) is quiet too
+        log_to_file(settings, settings.get("SV_JOB", ""))

@@ -1,9 +1,12 @@
-"""Quiet by default for ``scrapy crawl audit``: Scrapy's INFO chatter goes to a log file under
-the output dir; the console keeps the audit's own lines (progress, resume, interruption),
-sv_scrapy's warnings and every error; stdout carries the summary line and the report paths.
+"""Quiet by default for the monthly audit, however it is started (``scrapy crawl audit``,
+scrapyd's runner, a script with ``CrawlerProcess``): Scrapy's INFO chatter goes to a log file
+under the output dir; the console keeps the audit's own lines (progress, resume,
+interruption), sv_scrapy's warnings and every error; stdout carries the summary line and the
+report paths.
 
-``-L LEVEL``, ``--logfile`` or ``--nolog`` (or ``LOG_FILE`` set) keep Scrapy's behaviour:
-``scrapy crawl audit -L INFO`` is the old, chatty console.
+A logging choice of the user's (``-L LEVEL``, ``--logfile``, ``--nolog``, ``LOG_FILE`` or a
+``LOG_LEVEL`` set above the project's) keeps Scrapy's behaviour: ``scrapy crawl audit -L INFO``
+is the old, chatty console.
 """
 
 from __future__ import annotations
@@ -14,29 +17,47 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scrapy.settings import SETTINGS_PRIORITIES
+
 from sv_scrapy.runtime import process_clock
 
 if TYPE_CHECKING:
-    import argparse
-
     from scrapy.settings import Settings
 
-QUIET_SPIDERS = ("audit",)
+QUIET_JOBS = ("audit",)  # by SV_JOB: the spiders a timer runs with nobody watching
 FORMAT = "%(asctime)s [%(name)s] %(levelname)s: %(message)s"
+LOGS_FOLDER = "logs"
 
 
-def log_to_file(settings: Settings, opts: argparse.Namespace, spider: str) -> Path | None:
-    """Point ``LOG_FILE`` at ``<SV_OUTPUT_DIR>/logs/<spider>-<UTC time>.log``; None when the
-    user chose logging options, or the folder cannot be made (the console keeps everything)."""
-    if spider not in QUIET_SPIDERS or opts.loglevel or opts.logfile or opts.nolog or settings.get("LOG_FILE"):
+def user_chose_logging(settings: Settings) -> bool:
+    """``-L``/``--logfile``/``--nolog`` (or the same settings) say the user wants Scrapy's own log."""
+    return (bool(settings.get("LOG_FILE")) or not settings.getbool("LOG_ENABLED", True)
+            or (settings.getpriority("LOG_LEVEL") or 0) > SETTINGS_PRIORITIES["project"])
+
+
+def log_to_file(settings: Settings, job: str) -> Path | None:
+    """Point ``LOG_FILE`` at ``<SV_OUTPUT_DIR>/logs/<job>-<UTC time>.log`` for a quiet job; None
+    when the user chose logging options, the job is not quiet, or the folder cannot be made
+    (the console keeps everything). The crawl command asks before Scrapy starts the process's
+    log, the add-on for a crawl started any other way."""
+    if job not in QUIET_JOBS or user_chose_logging(settings):
         return None
-    path = Path(settings["SV_OUTPUT_DIR"]) / "logs" / f"{spider}-{process_clock().stamp()}.log"
+    path = Path(settings["SV_OUTPUT_DIR"]) / LOGS_FOLDER / f"{job}-{process_clock().stamp()}.log"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
     settings.set("LOG_FILE", str(path), priority="cmdline")
     return path
+
+
+def is_quiet(settings: Settings, job: str) -> bool:
+    """The log file is the quiet one :func:`log_to_file` chose: the console needs its own handler."""
+    log_file = settings.get("LOG_FILE")
+    if not log_file or job not in QUIET_JOBS:
+        return False
+    path = Path(log_file)
+    return path.parent == Path(settings["SV_OUTPUT_DIR"]) / LOGS_FOLDER and path.name.startswith(f"{job}-")
 
 
 class ConsoleFilter(logging.Filter):
@@ -54,10 +75,16 @@ class ConsoleFilter(logging.Filter):
         return record.levelno >= logging.WARNING and record.name.startswith("sv_scrapy")
 
 
-def console_handler(spider: str) -> logging.Handler:
+def add_console(spider: str) -> logging.Handler | None:
+    """The quiet console on the root logger, once per process: the crawl command adds it before
+    the spider is made (its start-up lines reach the console too), the monitor extension for a
+    crawl started another way. Returns the handler it added, None when one was there."""
+    if any(isinstance(f, ConsoleFilter) for h in logging.root.handlers for f in h.filters):
+        return None
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(FORMAT, "%Y-%m-%d %H:%M:%S"))
     handler.addFilter(ConsoleFilter(spider))
+    logging.root.addHandler(handler)
     return handler
 
 

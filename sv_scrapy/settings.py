@@ -46,6 +46,8 @@ EXTENSIONS = {
     "sv_scrapy.extensions.outcome.RunOutcomeExtension": 0,
     # the one reader and the one way to fetch what a page needs (frames, linked documents, the archive)
     "sv_scrapy.journey.Journey": 0,
+    # after the outcome: the quiet console, heartbeat, metrics.prom and the log's outcome line
+    "sv_scrapy.extensions.monitor.MonitorExtension": 10,
 }
 # the order is the numbers below (the docs' architecture page draws it from this dict, so no summary
 # here can go stale); the job-specific ones enable themselves by ``SV_JOB`` (``worklist`` or ``audit``)
@@ -66,6 +68,9 @@ ITEM_PIPELINES = {
     "sv_scrapy.pipelines.audit.AuditExportPipeline": 910,
 }
 SV_JOB = ""
+# set by `scrapy crawl` once it ran the spider's checks before Scrapy's log started; any other
+# start (scrapyd's runner goes through `scrapy crawl`; a script, a test) has the spider run them
+SV_PREFLIGHT_DONE = False
 REMOTE_CONTROL_ENABLED = False
 
 COOKIES_ENABLED = False  # every fetch stands alone; no session state between pages

@@ -1,22 +1,20 @@
 """Crawl helpers shared by the tests and the benches: a corpus on disk, a fast test config, a
-`scrapy crawl` subprocess."""
+`scrapy crawl` subprocess (its in-process twin: ``testing.inprocess``)."""
 
 from __future__ import annotations
 
 import json
-import os
 import resource
 import shutil
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
-# the scrapy entry point of the interpreter running this (the project's venv)
-SCRAPY = str(Path(sys.executable).with_name("scrapy"))
+from testing.commands import PROJECT_DIR, SCRAPY, run_scrapy
+from testing.env import clean_env
+
+__all__ = ["PROJECT_DIR", "SCRAPY", "CrawlResult", "crawl", "make_config", "write_corpus"]
 
 
 def write_corpus(root: Path, files: dict[str, str]) -> Path:
@@ -86,16 +84,21 @@ def crawl_command(spider: str, *, corpus: Path, config: Path, output: Path, prox
                   args: dict[str, str] | None = None, extra_env: dict[str, str] | None = None,
                   settings: dict[str, str] | None = None, options: list[str] | None = None,
                   launcher: list[str] | None = None) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment of ``scrapy crawl <spider>`` (for a test that starts it
-    itself, to run several at once or to kill one)."""
-    # hermetic: no SV_* location, proxy or GitHub Actions variable leaks in from the caller
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SV_", "GITHUB_")) and "proxy" not in k.lower()}
-    env.update(proxy_env)
-    env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(output),
-               SV_IGNORE_HTTPS_ERRORS="1")
-    env.update(extra_env or {})
-    cmd = [*(launcher or [SCRAPY]), "crawl", spider]
+    """The command line and the whole environment of ``scrapy crawl <spider>`` (for a test that
+    starts it itself, to run several at once or to kill one)."""
+    cmd, env = _crawl_args(spider, corpus=corpus, config=config, output=output, proxy_env=proxy_env, args=args,
+                           extra_env=extra_env, settings=settings, options=options)
+    return [*(launcher or [SCRAPY]), *cmd], clean_env(env)
+
+
+def _crawl_args(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: dict[str, str],
+                args: dict[str, str] | None, extra_env: dict[str, str] | None, settings: dict[str, str] | None,
+                options: list[str] | None) -> tuple[list[str], dict[str, str]]:
+    """``crawl <spider>``'s arguments and what the test adds to the clean environment."""
+    # hermetic (testing.env): no SV_* location, proxy or GitHub Actions variable leaks in from the caller
+    env = {**proxy_env, "SV_CORPUS_ROOT": str(corpus), "SV_CONFIG_DIR": str(config), "SV_OUTPUT_DIR": str(output),
+           "SV_IGNORE_HTTPS_ERRORS": "1", **(extra_env or {})}
+    cmd = ["crawl", spider]
     for key, value in (args or {}).items():
         cmd += ["-a", f"{key}={value}"]
     for key, value in (settings or {}).items():
@@ -109,11 +112,11 @@ def crawl(spider: str, *, corpus: Path, config: Path, output: Path, proxy_env: d
           launcher: list[str] | None = None) -> CrawlResult:
     """``scrapy crawl <spider>`` in a subprocess (``launcher``: another command line standing in
     for ``scrapy``, taking the same arguments, e.g. an instrumented one)."""
-    cmd, env = crawl_command(spider, corpus=corpus, config=config, output=output, proxy_env=proxy_env, args=args,
-                             extra_env=extra_env, settings=settings, options=options, launcher=launcher)
+    cmd, env = _crawl_args(spider, corpus=corpus, config=config, output=output, proxy_env=proxy_env, args=args,
+                           extra_env=extra_env, settings=settings, options=options)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.monotonic()
-    proc = subprocess.run(cmd, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout)
+    proc = run_scrapy(*cmd, env=env, timeout=timeout, launcher=launcher)
     seconds = time.monotonic() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return CrawlResult(proc.returncode, proc.stdout, proc.stderr, seconds, max(peak, before) / 1024, output)

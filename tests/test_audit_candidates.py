@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb
 
 
@@ -18,7 +19,7 @@ def test_the_audit_report_lists_allowlist_candidates(tmp_path: Path) -> None:
         "- Mortgage 9.1 % ([a blog](https://blog.cand-example.com/rates))\n")})
     with MockWeb() as web:
         web.route("https://finance.cand.gov.in/duty", body="<html><body><p>Stamp duty 5 % on deeds.</p></body></html>")
-        result = crawl("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
+        result = crawl_in_process("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
                        output=tmp_path / "out", proxy_env=web.env())
         hosts = {e.url.split("/")[2] for e in web.log if e.method == "GET"}
     assert result.returncode == 0, result.stderr[-2000:]

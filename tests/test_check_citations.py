@@ -11,8 +11,7 @@ from sv_scrapy.config import load_config
 from sv_scrapy.core.claims.linter import flag_line, lint_corpus
 from sv_scrapy.core.hosts import HostRules
 from sv_scrapy.runtime import Runtime
-
-from .conftest import run_scrapy
+from testing.commands import scrapy_in_process
 
 
 @pytest.mark.parametrize(
@@ -43,7 +42,7 @@ def test_command_is_advisory_and_writes_json(tmp_path: Path) -> None:
     corpus.mkdir(parents=True)
     (corpus / "playbook.md").write_text("# X\n- stamp duty 7.5% ([gov.ky](https://www.gov.ky/))\n", encoding="utf-8")
     out = tmp_path / "lint.json"
-    result = run_scrapy("check-citations", "--json", str(out), env={"SV_CORPUS_ROOT": str(tmp_path / "corpus")})
+    result = scrapy_in_process("check-citations", "--json", str(out), env={"SV_CORPUS_ROOT": str(tmp_path / "corpus")})
     assert result.returncode == 0
     assert "xx:2  7.5%  -> https://www.gov.ky/" in result.stdout
     assert json.loads(out.read_text(encoding="utf-8"))["findings"][0]["line_no"] == 2
@@ -70,7 +69,7 @@ def test_an_unreadable_file_is_a_warning_as_in_extraction(tmp_path: Path) -> Non
     (corpus / "playbook.md").write_text("# X\n- stamp duty 7.5% ([gov.ky](https://www.gov.ky/))\n", encoding="utf-8")
     bad = corpus / "latin1.md"
     bad.write_bytes("# X\n- droit 7,5 % ([gov.ky](https://www.gov.ky/)) é\n".encode("latin-1"))
-    result = run_scrapy("check-citations", env={"SV_CORPUS_ROOT": str(tmp_path / "corpus")})
+    result = scrapy_in_process("check-citations", env={"SV_CORPUS_ROOT": str(tmp_path / "corpus")})
     assert result.returncode == 0
     assert f"warning: skipped {bad}: not UTF-8" in result.stderr
     assert "xx:2  7.5%  -> https://www.gov.ky/" in result.stdout

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
 
 PAGE = "https://www.impots.gouv.fr/taux"
@@ -22,7 +23,7 @@ def test_a_clock_behind_the_previous_audit_is_said_once(tmp_path: Path) -> None:
     with MockWeb() as web:
         web.route(PAGE, Route(body="<html><body>" + "Le taux est de 5,81 %. " * 20 + "</body></html>"))
         for now in ("2027-02-01T03:00:00Z", "2027-03-01T03:00:00Z", "2027-01-01T03:00:00Z"):
-            result = crawl("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(),
+            result = crawl_in_process("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(),
                            extra_env={"SV_NOW": now})
             assert result.returncode == 0, result.stderr[-2000:]
             runs.append((result, (out / "audit" / "report.md").read_text(encoding="utf-8"),

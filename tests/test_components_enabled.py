@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb
 
 COMMON_EXTENSIONS = [
@@ -25,6 +26,7 @@ COMMON_EXTENSIONS = [
     "sv_scrapy.extensions.progress.ProgressExtension",
     "sv_scrapy.extensions.outcome.RunOutcomeExtension",
     "sv_scrapy.journey.Journey",
+    "sv_scrapy.extensions.monitor.MonitorExtension",
 ]
 MIDDLEWARES = [
     "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware",
@@ -70,10 +72,10 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     with MockWeb() as web:
         web.route("https://c.comp.gouv.fr/p", body="<html><body><p>Fee €100 and some words.</p></body></html>")
         for spider in ("worklist", "audit"):
-            result = crawl(spider, corpus=corpus, config=config, output=tmp / spider, proxy_env=web.env(),
-                           args={"sample": "10"} if spider == "worklist" else {}, options=["-L", "INFO"])
+            result = crawl_in_process(spider, corpus=corpus, config=config, output=tmp / spider, proxy_env=web.env(),
+                                      args={"sample": "10"} if spider == "worklist" else {})
             assert result.returncode == 0, result.stderr[-2000:]
-            out[spider] = result.stderr
+            out[spider] = "\n".join(result.log)  # its INFO log: what Scrapy says it enabled
     return out
 
 

@@ -1,4 +1,4 @@
-"""`scrapy extract` end to end, as a subprocess: stats, --json, and bad input."""
+"""`scrapy extract` end to end, in-process (its subprocess test: tests/test_cli.py): stats, --json, and bad input."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import PROJECT_DIR, run_scrapy
+from testing.commands import scrapy_in_process
+
+from .conftest import PROJECT_DIR
 
 
 def test_extract_on_the_sample_corpus_prints_stats() -> None:
-    result = run_scrapy("extract")
+    result = scrapy_in_process("extract")
     assert result.returncode == 0, result.stderr
     stats = json.loads(result.stdout)
     for key in ("total_claims", "links_seen", "primary_links", "skipped_pointer_links", "by_tier",
@@ -24,7 +26,7 @@ def test_extract_on_the_sample_corpus_prints_stats() -> None:
 
 def test_json_output_holds_every_claim(tmp_path: Path) -> None:
     out = tmp_path / "claims.json"
-    result = run_scrapy("extract", "--include-secondary", "--as-of", "2026-07-01", "--json", str(out))
+    result = scrapy_in_process("extract", "--include-secondary", "--as-of", "2026-07-01", "--json", str(out))
     assert result.returncode == 0, result.stderr
     data = json.loads(out.read_text(encoding="utf-8"))
     stats = json.loads(result.stdout)
@@ -39,10 +41,10 @@ def test_json_output_holds_every_claim(tmp_path: Path) -> None:
 
 
 def test_filters_narrow_the_claims() -> None:
-    all_claims = json.loads(run_scrapy("extract").stdout)["total_claims"]
-    fr = json.loads(run_scrapy("extract", "--country", "fr").stdout)
+    all_claims = json.loads(scrapy_in_process("extract").stdout)["total_claims"]
+    fr = json.loads(scrapy_in_process("extract", "--country", "fr").stdout)
     assert set(fr["by_scope"]) == {"fr"} and fr["total_claims"] < all_claims
-    tax = json.loads(run_scrapy("extract", "--country", "fr", "--section", "Tax").stdout)
+    tax = json.loads(scrapy_in_process("extract", "--country", "fr", "--section", "Tax").stdout)
     assert 0 < tax["total_claims"] <= fr["total_claims"]
 
 
@@ -65,7 +67,7 @@ def one_line_error(result) -> str:
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], env: dict[str, str], expected: str) -> None:
-    assert expected in one_line_error(run_scrapy("extract", *args, env=env))
+    assert expected in one_line_error(scrapy_in_process("extract", *args, env=env))
 
 
 def test_bad_config_key_is_one_line(tmp_path: Path) -> None:
@@ -75,7 +77,7 @@ def test_bad_config_key_is_one_line(tmp_path: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     data["sampling"]["default_sampel"] = 5
     path.write_text(json.dumps(data), encoding="utf-8")
-    line = one_line_error(run_scrapy("extract", env={"SV_CONFIG_DIR": str(config)}))
+    line = one_line_error(scrapy_in_process("extract", env={"SV_CONFIG_DIR": str(config)}))
     assert "_source-verify.json: sampling.default_sampel: unknown key" in line
 
 
@@ -85,7 +87,7 @@ def test_unreadable_file_is_a_warning_and_the_run_goes_on(tmp_path: Path) -> Non
     bad = corpus / "countries" / "de" / "playbook.md"
     bad.parent.mkdir()
     bad.write_bytes("Grunderwerbsteuer 3,5 % ([BMF](https://www.bmf.gv.at/x)) M\xfcnchen\n".encode("latin-1"))
-    result = run_scrapy("extract", env={"SV_CORPUS_ROOT": str(corpus)})
+    result = scrapy_in_process("extract", env={"SV_CORPUS_ROOT": str(corpus)})
     assert result.returncode == 0
     assert f"warning: skipped {bad}: not UTF-8" in result.stderr
     assert json.loads(result.stdout)["unreadable_files"] == 1

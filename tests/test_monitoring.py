@@ -1,21 +1,21 @@
 """Signs of life for whoever watches the timer: the healthchecks-style heartbeat
-(SV_HEALTHCHECK_URL) and <SV_OUTPUT_DIR>/metrics.prom, judged from a loopback ping server and
-from the textfile parsed by prometheus_client's own parser."""
+(SV_HEALTHCHECK_URL) and <SV_OUTPUT_DIR>/metrics.prom, judged from a loopback ping server
+(tests/conftest.py's `pings`) and from the textfile parsed by prometheus_client's own parser,
+all in-process; `scrapy crawl audit` and a CrawlerProcess script side by side, as
+subprocesses, are in tests/test_cli.py."""
 
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
 
 from .test_scrapyd import free_port
@@ -27,46 +27,14 @@ CORPUS = "# T\n\n**Last verified**: 2026-11-01\n\n" + "\n".join(
 NOW = "2027-02-01T03:17:00Z"
 
 
-class Pings:
-    def __init__(self) -> None:
-        self.seen: list[tuple[str, str]] = []  # (path, body)
-
-    def handler(self) -> type[BaseHTTPRequestHandler]:
-        pings = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
-                pings.seen.append((self.path, body))
-                self.send_response(200)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"OK")
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        return Handler
-
-
-@pytest.fixture()
-def pings() -> Iterator[tuple[Pings, str]]:
-    record = Pings()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), record.handler())
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield record, f"http://127.0.0.1:{server.server_address[1]}/ping/5e1c-check"
-    server.shutdown()
-    server.server_close()
-
-
 def audit(tmp_path: Path, web: MockWeb, ping_url: str, out: str = "out") -> Any:
     corpus = write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": CORPUS})
     config = tmp_path / "config"
     if not config.exists():
         make_config(config, liveness=FAST_LIVENESS)
     # the ping honours the proxy variables: loopback is exempted by NO_PROXY, as a real setup would
-    return crawl("audit", corpus=corpus, config=config, output=tmp_path / out, proxy_env=web.env(),
-                 extra_env={"SV_HEALTHCHECK_URL": ping_url, "SV_NOW": NOW, "NO_PROXY": "127.0.0.1,localhost"})
+    return crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / out, proxy_env=web.env(),
+                            extra_env={"SV_HEALTHCHECK_URL": ping_url, "SV_NOW": NOW, "NO_PROXY": "127.0.0.1,localhost"})
 
 
 def serve(web: MockWeb, up: bool = True) -> None:
@@ -89,10 +57,10 @@ def test_a_good_audit_pings_start_then_success_and_its_metrics_equal_audit_json(
     record, url = pings
     with MockWeb() as web:
         serve(web)
-        assert audit(tmp_path, web, url).returncode == 0
+        assert audit(tmp_path, web, url).exit_status == 0
         serve(web)
         result = audit(tmp_path, web, url)  # a second month: 304s
-    assert result.returncode == 0 and "warning" not in result.stderr
+    assert result.exit_status == 0 and "warning" not in result.stderr
     assert [p for p, _ in record.seen] == ["/ping/5e1c-check/start", "/ping/5e1c-check"] * 2
     doc = json.loads((tmp_path / "out" / "audit" / "audit.json").read_text(encoding="utf-8"))
     m = metrics(tmp_path / "out" / "metrics.prom")
@@ -112,11 +80,11 @@ def test_a_failing_audit_pings_fail_with_its_line_and_keeps_the_last_success(tmp
     record, url = pings
     with MockWeb() as web:
         serve(web)
-        assert audit(tmp_path, web, url).returncode == 0
+        assert audit(tmp_path, web, url).exit_status == 0
         good = metrics(tmp_path / "out" / "metrics.prom")[("sv_audit_last_success_timestamp_seconds", ())]
         serve(web, up=False)
         result = audit(tmp_path, web, url)
-    assert result.returncode == 1
+    assert result.exit_status == 1
     assert [p for p, _ in record.seen][-2:] == ["/ping/5e1c-check/start", "/ping/5e1c-check/fail"]
     assert "got an answer" in record.seen[-1][1]  # the run's one line is the ping's log
     m = metrics(tmp_path / "out" / "metrics.prom")
@@ -128,9 +96,9 @@ def test_a_user_mistake_pings_fail_and_a_locked_folder_does_not_ping(tmp_path: P
     with MockWeb() as web:
         serve(web)
         corpus = write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": CORPUS})
-        bad = crawl("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
-                    output=tmp_path / "out", proxy_env=web.env(), args={"country": "zz"},
-                    extra_env={"SV_HEALTHCHECK_URL": url, "NO_PROXY": "127.0.0.1"})
+        bad = crawl_in_process("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
+                               output=tmp_path / "out", proxy_env=web.env(), args={"country": "zz"},
+                               extra_env={"SV_HEALTHCHECK_URL": url, "NO_PROXY": "127.0.0.1"})
     assert bad.returncode == 2 and record.seen == [("/ping/5e1c-check/fail", bad.stderr.strip().split("error: ", 1)[1])]
 
 
@@ -138,7 +106,9 @@ def test_an_unreachable_ping_url_changes_nothing_but_one_warning(tmp_path: Path)
     with MockWeb() as web:
         serve(web)
         result = audit(tmp_path, web, f"http://127.0.0.1:{free_port()}/ping/x")
-    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.exit_status == 0, result.line
     warnings = [line for line in result.stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "healthcheck ping to http://127.0.0.1/…" in warnings[0]
     assert (tmp_path / "out" / "metrics.prom").is_file()
+
+

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from testing.crawl import FAST_ANY_HOST, crawl, make_config, write_corpus
+from testing.crawl import FAST_ANY_HOST, make_config, write_corpus
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
 
 FILLER = "<p>" + "How the duty is assessed, who pays it and when it falls due. " * 6 + "</p>"
@@ -60,7 +61,7 @@ def year(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
                                   "countries/fr/notes.md": f"# Notes\n\n- Ceiling €4,000 ([plafond]({FRESH}))\n"})
             serve(web, month)
             web.clear_log()
-            result = crawl("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(),
+            result = crawl_in_process("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(),
                            extra_env={"SV_NOW": now})
             assert result.returncode == 0, (month, result.stderr[-2000:])
             doc = json.loads((out / "audit" / "audit.json").read_text(encoding="utf-8"))

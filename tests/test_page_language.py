@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
 
 TEXT = "<p>The new schedule is effective 04/01/2025 for every deed registered from that day on.</p>" * 3
@@ -24,7 +25,7 @@ def test_the_pages_declared_language_reads_its_dates(tmp_path: Path) -> None:
     with MockWeb() as web:
         for url, route in PAGES.items():
             web.route(url, route)
-        result = crawl("worklist", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
+        result = crawl_in_process("worklist", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
                        output=tmp_path / "out", proxy_env=web.env(), args={"sample": "10", "include_secondary": "1"})
     assert result.returncode == 0, result.stderr[-2000:]
     priors = {item["source_url"]: item["prior"] for item in result.worklist()["items"]}

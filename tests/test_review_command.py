@@ -5,16 +5,16 @@ file and the entry, exit 2, the file never rewritten."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from testing.crawl import crawl, make_config, write_corpus
-
-from .conftest import PROJECT_DIR, SCRAPY
+from testing.commands import scrapy_in_process
+from testing.crawl import make_config, write_corpus
+from testing.env import clean_env
+from testing.inprocess import crawl_in_process
 
 FILE = "source-verify-reviewed.json"
 
@@ -28,8 +28,8 @@ def claim(cid: str, prior: str = "TOKENS_ABSENT", **extra: Any) -> dict[str, Any
             "content_changed": False, **extra}
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> dict[str, Any]:
+def review_workspace(tmp_path: Path) -> dict[str, Any]:
+    """A config, an audit of five flagged claims and a corpus: what a review works on."""
     config = make_config(tmp_path / "config")
     out = tmp_path / "out"
     items = [claim("fr:5:aaaa0001"), claim("fr:5:bbbb0002"), claim("fr:7:cccc0003", "TOKENS_PRESENT"),
@@ -37,15 +37,19 @@ def workspace(tmp_path: Path) -> dict[str, Any]:
     (out / "audit").mkdir(parents=True)
     (out / "audit" / "audit.json").write_text(json.dumps({"items": items}), encoding="utf-8")
     corpus = write_corpus(tmp_path / "corpus", {"countries/fr/p.md": "# France\n"})
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "GITHUB_"))}
+    env = clean_env()
     env.update(SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(out), SV_CORPUS_ROOT=str(corpus),
                SV_NOW="2027-01-10T10:00:00Z")
     return {"config": config, "out": out, "env": env, "corpus": corpus}
 
 
+@pytest.fixture
+def workspace(tmp_path: Path) -> dict[str, Any]:
+    return review_workspace(tmp_path)
+
+
 def review(ws: dict[str, Any], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([SCRAPY, "review", *args], cwd=PROJECT_DIR, env=ws["env"], capture_output=True, text=True,
-                          timeout=60)
+    return scrapy_in_process("review", *args, env=ws["env"])
 
 
 def one_line(result: subprocess.CompletedProcess[str]) -> str:
@@ -137,8 +141,8 @@ def test_the_audit_refuses_a_bad_file_before_any_request(workspace: dict[str, An
     path = workspace["config"] / FILE
     path.write_text(BAD_FILES["decision"][0], encoding="utf-8")
     write_corpus(workspace["corpus"], {"countries/fr/p.md": "# France\n\n- Duty 5.81 % ([t](https://www.impots.gouv.fr/t))\n"})
-    result = crawl("audit", corpus=workspace["corpus"], config=workspace["config"], output=workspace["out"],
-                   proxy_env={}, timeout=60)
+    result = crawl_in_process("audit", corpus=workspace["corpus"], config=workspace["config"], output=workspace["out"],
+                   proxy_env={})
     line = one_line(result)
     assert result.returncode == 2 and str(path) in line and "reviews[1] (fr:5:aaaa0001): decision 'meh'" in line
     assert path.read_text(encoding="utf-8") == BAD_FILES["decision"][0]
@@ -165,32 +169,6 @@ def test_the_linters_finding_is_checked_against_the_corpus(workspace: dict[str, 
     assert plain.returncode == 2 and "no such claim" in one_line(plain)
 
 
-def test_a_review_while_an_audit_runs_exits_75_and_writes_nothing(workspace: dict[str, Any]) -> None:
-    import time
-
-    from testing.mockweb import MockWeb, Route
-
-    slow = "https://www.impots.gouv.fr/lent"
-    write_corpus(workspace["corpus"], {"countries/fr/p.md": f"# France\n\n- Duty 5.81 % ([t]({slow}))\n"})
-    with MockWeb() as web:
-        web.route(slow, Route(body="<html><body>" + "Le taux est de 5,81 %. " * 20 + "</body></html>", delay=6))
-        env = {**workspace["env"], **web.env(), "SV_IGNORE_HTTPS_ERRORS": "1"}
-        env = {k: v for k, v in env.items() if k != "SV_NOW"}
-        audit = subprocess.Popen([SCRAPY, "crawl", "audit"], cwd=PROJECT_DIR, env=env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
-        try:
-            lock, deadline = workspace["out"] / ".lock", time.monotonic() + 60
-            while time.monotonic() < deadline and not (lock.is_file() and lock.read_text(encoding="utf-8").strip()):
-                time.sleep(0.05)  # the audit names itself in the lock once it holds it
-            result = review(workspace, "hk:3:dddd0004", "--as", "wont_fix", "--reason", "checked by hand")
-            assert audit.poll() is None  # the audit was still running
-        finally:
-            audit.wait(timeout=120)
-    line = one_line(result)
-    assert result.returncode == 75 and "another run holds" in line and "scrapy crawl audit" in line
-    assert not (workspace["config"] / FILE).exists()
-    assert audit.returncode == 0
-
 
 def test_the_linter_rows_command_works_as_the_report_prints_it(workspace: dict[str, Any]) -> None:
     """audit -> paste the citation linter row's command (reason edited) -> audit: the row is reviewed."""
@@ -207,8 +185,8 @@ def test_the_linter_rows_command_works_as_the_report_prints_it(workspace: dict[s
     with MockWeb() as web:
         web.route(cited, Route(body="<html><body>" + "Le taux est de 5,81 %. " * 20 + "</body></html>"))
         for month, now in enumerate(("2027-01-01T03:00:00Z", "2027-02-01T03:00:00Z")):
-            result = crawl("audit", corpus=workspace["corpus"], config=workspace["config"], output=workspace["out"],
-                           proxy_env=web.env(), extra_env={"SV_NOW": now}, timeout=120)
+            result = crawl_in_process("audit", corpus=workspace["corpus"], config=workspace["config"], output=workspace["out"],
+                           proxy_env=web.env(), extra_env={"SV_NOW": now})
             assert result.returncode == 0, result.stderr[-2000:]
             doc = json.loads((workspace["out"] / "audit" / "audit.json").read_text(encoding="utf-8"))
             if month:

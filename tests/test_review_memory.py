@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 
 from sv_scrapy.core.audit.news import new_findings, news
-from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.commands import scrapy_in_process
+from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.env import clean_env
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.anthropic_stub import AnthropicStub
-
-from .conftest import PROJECT_DIR, SCRAPY
 
 FILLER = "<p>" + "How the duty is assessed, who pays it and when it falls due. " * 6 + "</p>"
 ABSENT = "https://www.impots.gouv.fr/taux"  # never states the figure; reviewed; unchanged; its line moves
@@ -55,7 +56,7 @@ def serve(web: MockWeb, month: int) -> None:
 
 
 def scrapy(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([SCRAPY, *args], cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=120)
+    return scrapy_in_process(*args, env=env)
 
 
 def outputs(path: Path) -> dict[str, str]:
@@ -67,8 +68,7 @@ def story(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("reviews")
     config = make_config(tmp / "config", liveness=FAST_LIVENESS)
     out, corpus = tmp / "local" / "out", tmp / "corpus"
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "GITHUB_", "ANTHROPIC")) and
-            "proxy" not in k.lower()}
+    base = clean_env()
     base.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(out))
     told: dict[str, Any] = {"months": [], "config": config, "out": out, "env": base, "cmd": {}}
 
@@ -82,7 +82,7 @@ def story(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             write_corpus(corpus, {"countries/fr/playbook.md": playbook(n)})
             serve(web, n)
             gh = tmp / f"gh_output_{n}"
-            result = crawl("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(), args={"ci": "1"},
+            result = crawl_in_process("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(), args={"ci": "1"},
                            extra_env={"SV_NOW": now, "SV_CI_DIR": str(out / "audit"), "GITHUB_OUTPUT": str(gh)})
             assert result.returncode == 0, (n, result.stderr[-2000:])
             doc = json.loads((out / "audit" / "audit.json").read_text(encoding="utf-8"))
@@ -282,14 +282,14 @@ def test_an_unconfirmed_page_change_never_expires_a_review(tmp_path: Path) -> No
     out, corpus = tmp_path / "out", tmp_path / "corpus"
     write_corpus(corpus, {"countries/fr/playbook.md": "# France\n\n**Last verified**: 2026-12-15\n\n## Tax\n\n"
                           f"- Transfer duty 5.81 % ([bascule]({flip}))\n- Filing fee €90 ([compteur]({ticker}))\n"})
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "GITHUB_")) and "proxy" not in k.lower()}
+    env = clean_env()
     env.update(SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config), SV_OUTPUT_DIR=str(out))
     seen = []
     with MockWeb() as web:
         for n, now in enumerate(MONTHS[:3]):
             for url, bodies in texts.items():
                 web.route(url, Route(body=page(bodies[n])))
-            result = crawl("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(),
+            result = crawl_in_process("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(),
                            extra_env={"SV_NOW": now})
             assert result.returncode == 0, result.stderr[-2000:]
             doc = json.loads((out / "audit" / "audit.json").read_text(encoding="utf-8"))

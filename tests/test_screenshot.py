@@ -10,7 +10,8 @@ import pytest
 from testing.crawl import crawl_demo
 from tools.screenshot import CHROMIUM, non_blank, screenshot
 
-pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"Debian's Chromium ({CHROMIUM}) not installed")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"Debian's Chromium ({CHROMIUM}) not installed")]
 
 
 def test_a_blank_page_is_told_apart(tmp_path: Path) -> None:

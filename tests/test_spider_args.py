@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import PROJECT_DIR, run_scrapy
+from testing.commands import scrapy_in_process
+
+from .conftest import PROJECT_DIR
 from .test_extract_command import one_line_error
 
 
@@ -25,7 +27,7 @@ from .test_extract_command import one_line_error
     ],
 )
 def test_bad_worklist_argument(args: list[str], expected: str) -> None:
-    line = one_line_error(run_scrapy("crawl", "worklist", *args, env={"http_proxy": "http://127.0.0.1:9",
+    line = one_line_error(scrapy_in_process("crawl", "worklist", *args, env={"http_proxy": "http://127.0.0.1:9",
                                                                      "https_proxy": "http://127.0.0.1:9"}))
     assert line.startswith("scrapy crawl worklist: error: ") and expected in line
 
@@ -37,10 +39,10 @@ def test_bad_config_stops_the_crawl_before_it_starts(tmp_path: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     data["global"]["req_per_sec"] = "ten"
     path.write_text(json.dumps(data), encoding="utf-8")
-    line = one_line_error(run_scrapy("crawl", "worklist", env={"SV_CONFIG_DIR": str(config)}))
+    line = one_line_error(scrapy_in_process("crawl", "worklist", env={"SV_CONFIG_DIR": str(config)}))
     assert "_url-liveness.json: global.req_per_sec: expected a number" in line
 
 
 def test_missing_corpus_root_stops_the_crawl() -> None:
-    line = one_line_error(run_scrapy("crawl", "worklist", env={"SV_CORPUS_ROOT": "/nonexistent"}))
+    line = one_line_error(scrapy_in_process("crawl", "worklist", env={"SV_CORPUS_ROOT": "/nonexistent"}))
     assert "/nonexistent: corpus root not found" in line

@@ -5,22 +5,17 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-import os
 import re
 import shutil
-import signal
-import subprocess
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.inprocess import InProcessCrawl, crawl_in_process
 from testing.mockweb import MockWeb, Route
-
-from .conftest import PROJECT_DIR, SCRAPY
 
 TODAY = datetime.now(UTC).date().isoformat()
 FILLER = "<p>" + "Background on how the duty is assessed and collected. " * 6 + "</p>"
@@ -65,7 +60,7 @@ LINES = [
 ]
 
 
-def by_line(result: CrawlResult) -> dict[int, dict[str, Any]]:
+def by_line(result: InProcessCrawl) -> dict[int, dict[str, Any]]:
     doc = json.loads((result.output_dir / "audit" / "audit.json").read_text(encoding="utf-8"))
     return {item["line_no"]: item for item in doc["items"]}
 
@@ -83,7 +78,7 @@ def three_runs(tmp_path_factory: pytest.TempPathFactory):
         for n in range(3):
             web.clear_log()
             # ci=1 into the usual report folder: $GITHUB_OUTPUT is written on every run
-            result = crawl("audit", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
+            result = crawl_in_process("audit", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
                            args={"ci": "1"}, extra_env={"SV_CI_DIR": str(tmp / "out" / "audit"),
                                                         "GITHUB_OUTPUT": str(tmp / f"gh_output_{n + 1}")})
             assert result.returncode == 0, result.stderr[-3000:]
@@ -131,9 +126,9 @@ def test_run_2_of_an_unchanged_site_is_304s_and_says_so(tmp_path: Path) -> None:
     with MockWeb() as web:
         for i, u in enumerate(urls):
             web.route(u, body=body(f"Fee €{100 + i}."))
-        first = crawl("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env())
+        first = crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env())
         web.clear_log()
-        second = crawl("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env())
+        second = crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env())
         statuses = [e.status for e in web.log if e.method == "GET" and "/p" in e.url]
     assert first.returncode == second.returncode == 0
     assert len(statuses) == len(urls) and statuses.count(304) / len(statuses) >= 0.9
@@ -170,7 +165,7 @@ def test_ci_mode_writes_ci_dir_and_github_output(tmp_path: Path) -> None:
     gh_output = tmp_path / "gh_output"
     with MockWeb() as web:
         web.route("https://ci.audit.gouv.fr/r", body=body("Taux 6,32 %."))
-        result = crawl("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
+        result = crawl_in_process("audit", corpus=corpus, config=make_config(tmp_path / "config", liveness=FAST_LIVENESS),
                        output=tmp_path / "out", proxy_env=web.env(), args={"ci": "1"},
                        extra_env={"SV_CI_DIR": str(tmp_path / "ci"), "GITHUB_OUTPUT": str(gh_output),
                                   "GITHUB_SERVER_URL": "https://github.example", "GITHUB_REPOSITORY": "acme/pb",
@@ -194,46 +189,6 @@ def test_ci_mode_writes_ci_dir_and_github_output(tmp_path: Path) -> None:
 def _normalised(path: Path) -> list[dict[str, Any]]:
     doc = json.loads(path.read_text(encoding="utf-8"))
     return [{k: v for k, v in item.items() if k not in ("fetched_at",)} for item in doc["items"]]
-
-
-def test_kill_9_mid_audit_then_rerun_equals_an_uninterrupted_run(tmp_path: Path) -> None:
-    urls = [f"https://resume.audit.gouv.fr/p{i}" for i in range(20)]
-    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# R\n" + "\n".join(
-        f"- fee €{100 + i} ([p]({u}))" for i, u in enumerate(urls)) + "\n"})
-    config = make_config(tmp_path / "config", liveness={**FAST_LIVENESS,
-                                                         "gov_suffix_default": {"concurrency": 1, "interval_ms": 250}})
-    with MockWeb() as web:
-        for i, u in enumerate(urls):
-            web.route(u, body=body(f"Fee €{100 + i}." if i % 3 else "No figure here."))
-        reference = crawl("audit", corpus=corpus, config=config, output=tmp_path / "ref", proxy_env=web.env(),
-                          settings={"SV_PROGRESS_INTERVAL": "1"})
-        assert reference.returncode == 0, reference.stderr[-2000:]
-        progress = [line for line in reference.stderr.splitlines() if "progress: " in line]
-        assert progress and "/20 pages (" in progress[-1] and "pages/s, ETA" in progress[-1]
-        web.clear_log()
-
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SV_") and "proxy" not in k.lower()}
-        env.update(web.env(), SV_CORPUS_ROOT=str(corpus), SV_CONFIG_DIR=str(config),
-                   SV_OUTPUT_DIR=str(tmp_path / "killed"), SV_IGNORE_HTTPS_ERRORS="1")
-        proc = subprocess.Popen([SCRAPY, "crawl", "audit"], cwd=PROJECT_DIR, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        pages = tmp_path / "killed" / "store" / "pages"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(list(pages.glob("*.json")) if pages.is_dir() else []) < 6:
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        done_before_kill = len(list(pages.glob("*.json")))
-        assert 6 <= done_before_kill < len(urls)
-        assert not (tmp_path / "killed" / "audit" / "audit.json").exists()
-
-        resumed = crawl("audit", corpus=corpus, config=config, output=tmp_path / "killed", proxy_env=web.env())
-        assert resumed.returncode == 0, resumed.stderr[-2000:]
-        fetched = [e.url for e in web.log if e.method == "GET" and "/p" in e.url]
-    assert len(fetched) == len(set(fetched))  # nothing fetched twice in one run
-    assert len(fetched) <= len(urls) + 1 and len(set(fetched) & {u for u in urls}) == len(set(fetched))
-    assert _normalised(tmp_path / "killed" / "audit" / "audit.json") == _normalised(reference.output_dir / "audit" / "audit.json")
-    assert not list((tmp_path / "killed").rglob("*.tmp"))
 
 
 # -- issue #14: the month's news first -------------------------------------------------------
@@ -292,25 +247,6 @@ def test_without_github_variables_where_is_plain_text(three_runs) -> None:
     assert all(item["source_line_url"] is None for item in three_runs[0][2].values())
 
 
-def test_quiet_by_default_and_chatty_with_L_INFO(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# Q\n- 5.81 % ([a](https://q.audit.gouv.fr/r))\n"})
-    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
-    with MockWeb() as web:
-        web.route("https://q.audit.gouv.fr/r", body=body("Taux 5,81 %."))
-        quiet = crawl("audit", corpus=corpus, config=config, output=tmp_path / "quiet", proxy_env=web.env())
-        chatty = crawl("audit", corpus=corpus, config=config, output=tmp_path / "chatty", proxy_env=web.env(),
-                       options=["-L", "INFO"])
-    assert quiet.returncode == chatty.returncode == 0, quiet.stderr[-2000:]
-    summary, *paths = quiet.stdout.strip().splitlines()
-    assert summary.startswith("audit: 1 claim(s) over 1 URL(s); first audit (baseline);")
-    names = [p.split()[-1].rsplit("/", 1)[-1] for p in paths]
-    assert names[:3] == ["report.md", "report.html", "issue.md"] and paths[3].startswith("log:") and len(paths) == 4
-    assert "[scrapy." not in quiet.stderr and "[scrapy.core.engine] INFO" in chatty.stderr
-    (log,) = (tmp_path / "quiet" / "logs").glob("audit-*.log")
-    assert "[scrapy.core.engine] INFO: Spider opened" in log.read_text(encoding="utf-8") and str(log) in paths[-1]
-    assert not (tmp_path / "chatty" / "logs").exists()
-
-
 def test_a_thousand_claim_corpus_gives_an_issue_that_fits(tmp_path: Path) -> None:
     urls = [f"https://h{i % 10}.big.audit.gouv.fr/p{i}" for i in range(50)]
     lines = [f"- Droits d'enregistrement ✓ {i} (barème 😀 « é ») : {i % 90 + 1},5 % ([a]({urls[i % 50]}))"
@@ -321,7 +257,7 @@ def test_a_thousand_claim_corpus_gives_an_issue_that_fits(tmp_path: Path) -> Non
             web.route(url, body=body(f"Taux {n % 90 + 1},5 % et {n % 7 + 1},5 %."))
         for corpus_lines in (lines[:1], lines):  # the baseline knows one claim; then 999 are new
             corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": "# Big\n" + "\n".join(corpus_lines) + "\n"})
-            result = crawl("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env(),
+            result = crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env(),
                            args={"ci": "1"}, extra_env={"SV_CI_DIR": str(tmp_path / "ci"),
                                                         "GITHUB_OUTPUT": str(tmp_path / "gh_output")})
             assert result.returncode == 0, result.stderr[-2000:]

@@ -14,10 +14,10 @@ from sv_scrapy.render import chromium_path
 from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(
     not Path(chromium_path()).exists() and not shutil.which("chromium"),
     reason="Debian chromium is not installed (make install installs it as root)",
-)
+)]
 
 FILLER = "Explanation of the duty, who pays it and when it is due. " * 6
 SHELL = '<html><head><title>App</title></head><body><div id="root"></div><script src="/app.js"></script></body></html>'

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.audit.store import url_key
-from testing.crawl import FAST_ANY_HOST, crawl, make_config
+from testing.crawl import FAST_ANY_HOST, make_config
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb
 from testing.mockweb.site import load_site
 
@@ -35,7 +36,7 @@ def audit_upgraded(tmp_path: Path, damage: str = "") -> tuple[Any, dict[str, Any
     config = make_config(tmp_path / "config", liveness=FAST_ANY_HOST)  # ARCHIVES is on legifrance
     with MockWeb() as web:
         load_site(web, FIXTURE / "site")
-        result = crawl("audit", corpus=FIXTURE / "corpus", config=config, output=out, proxy_env=web.env(),
+        result = crawl_in_process("audit", corpus=FIXTURE / "corpus", config=config, output=out, proxy_env=web.env(),
                        extra_env={"SV_NOW": NOW})
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
@@ -87,7 +88,7 @@ def test_a_store_from_a_newer_release_is_refused_in_one_line_and_left_untouched(
     before = {p: p.read_bytes() for p in (out / "store").rglob("*") if p.is_file()}
     config = make_config(tmp_path / "config", liveness=FAST_ANY_HOST)  # ARCHIVES is on legifrance
     with MockWeb() as web:
-        result = crawl("audit", corpus=FIXTURE / "corpus", config=config, output=out, proxy_env=web.env())
+        result = crawl_in_process("audit", corpus=FIXTURE / "corpus", config=config, output=out, proxy_env=web.env())
     assert result.returncode == 2 and "Traceback" not in result.stderr
     (line,) = [line for line in result.stderr.splitlines() if line.strip()]
     assert "store format 99" in line and "newer sv_scrapy" in line

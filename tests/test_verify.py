@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sv_scrapy.core.audit.store import ContentStore
+from testing.commands import scrapy_in_process
 from testing.mockweb.anthropic_stub import AnthropicStub
 from testing.mockweb.pdfgen import scanned_pdf
 
-from .conftest import PROJECT_DIR, SCRAPY
 from .test_extract_command import one_line_error
 
 PAGE = ("Droits de mutation. Le taux de 5,81 % s'applique au droit commun. "
@@ -90,14 +87,10 @@ def workspace(tmp_path: Path) -> Path:
     return make_workspace(tmp_path / "out", CASES)
 
 
-def verify(out: Path, stub: AnthropicStub | None, *args: str, env: dict[str, str] | None = None,
-           timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "ANTHROPIC"))}
-    full.update(stub.env() if stub else {})
-    full.update(env or {})
-    full["SV_OUTPUT_DIR"] = str(out)
-    return subprocess.run([SCRAPY, "verify", *args], cwd=PROJECT_DIR, env=full, capture_output=True, text=True,
-                          timeout=timeout)
+def verify(out: Path, stub: AnthropicStub | None, *args: str,
+           env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    # in-process (testing.commands): the command's parsing, settings and exit status without a process start
+    return scrapy_in_process("verify", *args, env={**(stub.env() if stub else {}), **(env or {}), "SV_OUTPUT_DIR": str(out)})
 
 
 def report(out: Path, scope: str = "xx") -> tuple[dict[str, Any], str]:
@@ -179,27 +172,3 @@ def test_batch_create_poll_results_and_resubmit(workspace: Path) -> None:
     assert got["xx:1:honest"]["verdict"] == "MATCH"
     assert got["xx:15:mismatch"]["verdict"] == "INDETERMINATE" and "errored" in got["xx:15:mismatch"]["note"]
     assert len(doc["verdicts"]) == len(CASES) and doc["mode"] == "batch"
-
-
-def test_batch_resume_after_the_process_dies(workspace: Path) -> None:
-    scripts = {cid: script for cid, (_, script, _) in CASES.items()}
-    with AnthropicStub(scripts, polls_before_end=10**9) as stub:
-        full = {k: v for k, v in os.environ.items() if not k.startswith(("SV_", "ANTHROPIC"))}
-        full.update(stub.env(), SV_OUTPUT_DIR=str(workspace), SV_LLM_POLL_SECONDS="0.05")
-        proc = subprocess.Popen([SCRAPY, "verify", "--mode", "batch"], cwd=PROJECT_DIR, env=full,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        states: list[Path] = []
-        while time.monotonic() < deadline and not states:
-            states = list((workspace.parent / "reports").glob("verify-batch-*.json"))
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        assert states, "the batch state was never saved"
-        batch_id = json.loads(states[0].read_text(encoding="utf-8"))["batch_id"]
-        stub.polls_before_end = 0
-        result = verify(workspace, stub, "--resume", batch_id, env={"SV_LLM_POLL_SECONDS": "0.05"})
-        assert len(stub.batches) == 1  # resumed, not resubmitted
-    assert result.returncode == 0, result.stderr[-3000:]
-    doc, _ = report(workspace)
-    assert {v["id"]: v["verdict"] for v in doc["verdicts"]}["xx:1:honest"] == "MATCH"

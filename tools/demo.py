@@ -1,6 +1,6 @@
 """`make demo`: the main job on the bundled sample corpus against the bundled sample site.
 
-Starts the mock web on loopback serving examples/site, points the standard proxy variables
+Starts the mock web on loopback serving examples/site (with its small Wayback Machine), points the standard proxy variables
 at it (so nothing leaves the machine), runs the monthly audit (`scrapy crawl audit`) over
 examples/corpus, and prints the summary, where the report is, and the one command line that
 reviews one of its findings.
@@ -25,6 +25,7 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
 from sv_scrapy.core.audit.reviewfile import FILE_NAME as REVIEWED_FILE  # noqa: E402
+from testing.env import clean_env  # noqa: E402
 from testing.mockweb import MockWeb  # noqa: E402
 from testing.mockweb.site import load_site  # noqa: E402
 
@@ -61,7 +62,7 @@ def main(argv: list[str]) -> int:
     scrapy = Path(sys.executable).with_name("scrapy")
     with MockWeb() as web:
         load_site(web, PROJECT_DIR / "examples" / "site")
-        env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and not k.startswith("SV_")}
+        env = clean_env()
         env.update(web.env(), SV_OUTPUT_DIR=str(output), SV_CONFIG_DIR=str(config), SV_IGNORE_HTTPS_ERRORS="1")
         print(f"mock web on {web.proxy_url} serving examples/site; crawling examples/corpus "
               "(politeness is the shipped config's: 1 s between requests to a government host, "
@@ -70,7 +71,8 @@ def main(argv: list[str]) -> int:
     if proc.returncode == 0:
         report = output / "audit" / "report.md"
         print(f"\nthe monthly audit's report: {report} (and report.html beside it)")
-        print("run `make demo` again: unchanged pages now answer 304 and come from the content store")
+        print("run `make demo` again: unchanged pages now answer 304 and come from the content store; "
+              "the TOKENS_ABSENT row shows then and now (a capture from the sample web's Wayback)")
         print("\n".join(review_hint(report, output, config, scrapy)))
     return proc.returncode
 

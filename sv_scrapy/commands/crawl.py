@@ -1,17 +1,18 @@
-"""``scrapy crawl``, with sv_scrapy's spiders' arguments, config, corpus and outputs checked
-first, one writer per output folder, and an exit status that tells the truth.
+"""``scrapy crawl``, with sv_scrapy's spiders' checks run before Scrapy starts its log, and an
+exit status that tells the truth.
 
-The checks run in ``process_options``, before Scrapy builds the crawler process and starts
-logging: a bad ``-a`` value, config key or corpus root is one line and exit 2; an output
-folder that cannot be written is one line and exit 1; another run holding the folder's
-lock is one line and exit 75. After the crawl, a run that could not write what it
-promises, ended early or hit errors in its own code exits 1 with one line.
+Everything else a crawl tells its watchers — the quiet console, the heartbeat, ``metrics.prom``,
+the outcome line — belongs to the crawl itself (``sv_scrapy.extensions.monitor``, the add-on),
+so scrapyd's runner and a script with ``CrawlerProcess`` get the same. What this command adds:
+the spider's checks (``ClaimSpider.preflight``) in ``process_options``, so a bad ``-a`` value,
+config key or corpus root is one line and exit 2, an output folder that cannot be written one
+line and exit 1, a folder locked by another run one line and exit 75 — before Scrapy builds
+the crawler process and writes a log; and the process's log pointed at the quiet file from
+the start (Scrapy logs its own start-up before any crawler exists).
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import sys
 from typing import TYPE_CHECKING
 
@@ -19,57 +20,18 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 
-from sv_scrapy.core.atomic import append_lines
-from sv_scrapy.core.errors import FindingsInChange, LockHeld, OutputError, SvError
-from sv_scrapy.crawlstate import find_run
-from sv_scrapy.extensions.outcome import run_failure
-from sv_scrapy.ops.heartbeat import Heartbeat
-from sv_scrapy.ops.monitor import AuditMonitor
-from sv_scrapy.quietlog import console_handler, guard_log_files, log_to_file
-from sv_scrapy.registry import env
-from sv_scrapy.runtime import process_clock
+from sv_scrapy.core.errors import SvError
+from sv_scrapy.extensions.monitor import record_outcome, start_failed
+from sv_scrapy.extensions.outcome import exit_status, judged
+from sv_scrapy.quietlog import add_console, is_quiet, log_to_file
+from sv_scrapy.spiders.base import PREFLIGHT_DONE, ClaimSpider, job_of
 
 if TYPE_CHECKING:
     import argparse
 
 
-OUTCOME = "sv_scrapy outcome: exit="  # the last line of the log: what a runner reading only the log reports
-
-
-def outcome_line(code: int, message: str = "") -> str:
-    """The run's exit status and its one line, as the last line of its log.
-
-    >>> outcome_line(0), outcome_line(1, "none of 9 request(s) got an answer")
-    ('sv_scrapy outcome: exit=0', 'sv_scrapy outcome: exit=1: none of 9 request(s) got an answer')
-    """
-    return f"{OUTCOME}{code}" + (f": {message}" if message else "")
-
-
 class Command(ScrapyCrawlCommand):
-    def _record_outcome(self, code: int, message: str = "") -> None:
-        """Append the outcome to ``LOG_FILE`` when one is set (scrapyd sets it; its scheduler,
-        ``sv_scrapy.ops.schedule``, reads the job's log and exits with this status). A log that
-        cannot be written (a full disk) loses the line, never the run's own exit status."""
-        log_file = self.settings.get("LOG_FILE") if self.settings is not None else None
-        if log_file:
-            with contextlib.suppress(OutputError):
-                append_lines(log_file, [outcome_line(code, message)], "the log file")
-
-    monitor: AuditMonitor | None = None  # the monthly audit's heartbeat and metrics.prom
-
-    def _fail(self, name: str, message: str, code: int, monitored: bool = False) -> None:
-        print(f"scrapy crawl {name}: error: {message}", file=sys.stderr)
-        self._record_outcome(code, message)
-        if monitored and code != LockHeld.exit_code:  # a run that found the lock taken did not run
-            heartbeat = Heartbeat(env("SV_HEALTHCHECK_URL").strip())
-            heartbeat.finish(code, message)
-            self._warn(name, heartbeat.warnings)
-        sys.exit(code)
-
-    @staticmethod
-    def _warn(name: str, warnings: list[str]) -> None:
-        for warning in warnings:
-            print(f"scrapy crawl {name}: warning: {warning}", file=sys.stderr)
+    job = ""  # the spider's SV_JOB, once process_options found a claim spider
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
@@ -79,43 +41,32 @@ class Command(ScrapyCrawlCommand):
             spidercls = get_spider_loader(self.settings).load(args[0])
         except KeyError:
             known = ", ".join(sorted(get_spider_loader(self.settings).list()))
-            self._fail(args[0], f"no spider named {args[0]!r} (known: {known})", 2)
+            message = f"no spider named {args[0]!r} (known: {known})"
+            print(f"scrapy crawl {args[0]}: error: {message}", file=sys.stderr)
+            record_outcome(self.settings, 2, message)
+            sys.exit(2)
+        if not issubclass(spidercls, ClaimSpider):
             return
-        preflight = getattr(spidercls, "preflight", None)
-        if preflight is None:
-            return
-        monitored = bool(getattr(spidercls, "monitored", False))
+        self.job = job_of(spidercls)
         try:
-            preflight(self.settings, opts.spargs)
+            spidercls.preflight(self.settings, opts.spargs)
         except SvError as exc:
-            self._fail(args[0], str(exc), exc.exit_code, monitored)
-        if monitored:
-            self.monitor = AuditMonitor.from_settings(self.settings, process_clock())
-            self.monitor.start()
-        # quiet by default: Scrapy's INFO chatter to a log file under the output folder
-        self.quiet = log_to_file(self.settings, opts, args[0]) is not None
+            start_failed(self.settings, args[0], self.job, exc)
+            sys.exit(exc.exit_code)
+        self.settings.set(PREFLIGHT_DONE, True, priority="cmdline")
+        log_to_file(self.settings, self.job)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) != 1:
             raise UsageError("give exactly one spider name")
-        if getattr(self, "quiet", False):
-            logging.root.addHandler(console_handler(args[0]))
-        guard_log_files()
-        assert self.crawler_process
+        assert self.crawler_process and self.settings is not None
+        if is_quiet(self.settings, self.job):
+            add_console(args[0])  # before the spider is made: its start-up lines (resume, skipped) reach it
         crawler = self._create_crawler(args[0])
         self.crawler_process.crawl(crawler, **opts.spargs)
         self.crawler_process.start()
-        failure = run_failure(crawler)
-        if self.crawler_process.bootstrap_failed and not failure:
-            failure = "the crawler could not start (see the log above)"
-        if failure:
-            self.exitcode = 1
-        elif (checked := find_run(crawler)) is not None and checked.change_failures:
-            self.exitcode = FindingsInChange.exit_code  # outputs written; the change itself fails
-        if self.monitor is not None:
-            run = find_run(crawler)
-            self.exitcode, failure = self.monitor.finish(self.exitcode, failure, run.document_stats if run else None)
-            self._warn(args[0], self.monitor.heartbeat.warnings)
+        self.exitcode, failure = exit_status(crawler)
         if failure:
             print(f"scrapy crawl {args[0]}: error: {failure}", file=sys.stderr)
-        self._record_outcome(self.exitcode, failure)
+        if not judged(crawler):  # the crawl never got as far as its own outcome
+            record_outcome(self.settings, self.exitcode, failure)

@@ -19,6 +19,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +42,7 @@ from sv_scrapy.llm.report import render_verify_markdown
 from sv_scrapy.llm.settings import for_model, model_entry
 from sv_scrapy.llm.thenevidence import then_excerpt
 from sv_scrapy.registry import env
-from sv_scrapy.runtime import process_clock
+from sv_scrapy.runtime import Runtime, process_clock
 
 if TYPE_CHECKING:
     import argparse
@@ -50,6 +51,186 @@ if TYPE_CHECKING:
 def log(message: str) -> None:
     """Progress for the person watching: stdout, so stderr holds only warnings and the one error line."""
     print(message, flush=True)
+
+
+@dataclass(frozen=True)
+class VerifyArgs:
+    """The command line, checked: a bad value is one line and exit 2 before anything is read."""
+    mode: str  # sync | batch (a resumed run is a batch)
+    count: int | None
+    max_cost: float | None
+    model: str
+
+    @classmethod
+    def parse(cls, opts: argparse.Namespace, default_model: str) -> VerifyArgs:
+        if opts.mode not in ("sync", "batch"):
+            raise ArgumentError(f"--mode {opts.mode!r}: expected sync or batch")
+        if opts.resume and not re.fullmatch(r"[A-Za-z0-9_-]{1,128}", opts.resume):
+            raise ArgumentError(f"--resume {opts.resume!r}: not a batch id")
+        if opts.country is not None and not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,31}", opts.country):
+            raise ArgumentError(f"--country {opts.country!r}: expected a scope like fr")
+        return cls("batch" if opts.resume else opts.mode,
+                   parse_int("--count ", opts.count, minimum=1) if opts.count is not None else None,
+                   parse_amount("--max-cost-usd ", opts.max_cost_usd) if opts.max_cost_usd is not None else None,
+                   opts.model or default_model)
+
+
+@dataclass(frozen=True)
+class Chosen:
+    items: list[ClaimRecord]
+    source: dict[str, Any]  # where they came from, for the report
+    scope: str
+
+
+def choose_items(opts: argparse.Namespace, output_dir: Path, count: int | None) -> Chosen:
+    """The claims to verify: an audit's flags (``--from-audit``) or a worklist's items."""
+    if opts.from_audit is not None:
+        if opts.worklist:
+            raise ArgumentError("--worklist and --from-audit: give one source")
+        path = Path(opts.from_audit) if opts.from_audit else output_dir / "audit" / "audit.json"
+        only = parse_only(opts.only)
+        doc = load_items(path, "audit")
+        items = select(records_of(doc["items"]), only=only, country=opts.country, count=count)
+        source: dict[str, Any] = {"audit": str(path), "only": list(only)}
+    else:
+        if opts.only is not None:
+            raise ArgumentError("--only selects an audit's flags: use it with --from-audit")
+        path = Path(opts.worklist) if opts.worklist else output_dir / "worklist.json"
+        doc = load_items(path, "worklist")
+        items = select(records_of(doc["items"]), country=opts.country, count=count)
+        source = {"worklist": str(path)}
+    return Chosen(items, source, opts.country or (doc.get("params") or {}).get("country") or "all")
+
+
+@dataclass
+class Calls:
+    """How the claims are sent: the model's request shape, its budget and prices, the jobs."""
+    model: str
+    mode: str
+    prices: dict[str, Any] | None
+    cache_min: int
+    plan: Plan
+    client: Any  # an anthropic client; None when no call is needed
+    shape: Shape
+    why: str  # why the request has this shape (the model's capabilities)
+    failure: Outcome | None  # the model could not be looked up: nothing is sent
+    max_tokens: int
+    retry_budget: int
+    cache_ttl: str | None
+    prefix_tokens: int
+
+    @property
+    def batch(self) -> bool:
+        return self.mode == "batch"
+
+    @property
+    def sendable(self) -> bool:
+        return bool(self.plan.jobs) and self.failure is None
+
+
+def set_up_calls(args: VerifyArgs, items: list[ClaimRecord], llm: Any, rt: Runtime, price_unknown_ok: bool) -> Calls:
+    """The model looked up (an unknown id: exit 2 here, before any claim) and the jobs planned
+    with the request shape it supports."""
+    prices, cache_min = for_model(llm, args.model)
+    if args.max_cost is not None and price_unknown_ok:
+        raise ArgumentError("--price-unknown-ok and --max-cost-usd: a cost cap needs the model's prices")
+    store = open_for_reading(rt.output_dir / "store", rt.clock)
+    plan = plan_jobs(items, store, Shape(args.model, llm.max_tokens), llm.evidence_chars)
+    client = make_client(llm.max_retries, llm.timeout_seconds) if plan.jobs else None
+    mshape = ModelShape(llm.thinking, llm.thinking == "off", True, "")
+    failure: Outcome | None = None
+    max_tokens, retry_budget = llm.max_tokens, llm.max_tokens_retry
+    if plan.jobs:
+        info, failure = retrieve(client, args.model)
+        max_tokens, retry_budget = output_budget(info, max_tokens, retry_budget)
+        if prices is None and not price_unknown_ok:
+            raise ArgumentError(f"--model {args.model!r}: no prices in config (llm.models.{args.model}.prices_usd_per_mtok); "
+                                f"add them, or pass --price-unknown-ok to run it with its cost unreported")
+        if failure is None:
+            mshape = request_shape(llm.thinking, info, model_entry(llm, args.model))
+            log(f"model {args.model}: {mshape.why}")
+    prefix_tokens = tokens_of(prefix_chars())
+    cache_ttl = ("1h" if args.mode == "batch" else "5m") if prefix_tokens >= cache_min else None
+    shape = Shape(args.model, max_tokens, mshape.thinking, cache_ttl, forced=mshape.forced, strict=mshape.strict,
+                  output=mshape.output)
+    return Calls(args.model, args.mode, prices, cache_min, plan_jobs(items, store, shape, llm.evidence_chars), client,
+                 shape, mshape.why, failure, max_tokens, retry_budget, cache_ttl, prefix_tokens)
+
+
+def estimate(calls: Calls, counted: dict[str, int] | None, expected_output: int) -> tuple[dict[str, int], dict[str, Any]]:
+    """Each job's input tokens (counted by the API when it could) and the run's estimate, logged."""
+    plan, prices, batch = calls.plan, calls.prices, calls.batch
+    sizes = {k: counted[k] if counted and k in counted else estimate_input_tokens(p, plan.pdf_pages.get(k, 0))
+             for k, p in plan.jobs.items()}
+    est_in = sum(sizes.values())
+    est_out = len(plan.jobs) * calls.max_tokens
+    est: dict[str, Any] = {"input_tokens": est_in, "output_tokens": est_out, "counted_by_api": bool(counted),
+                           "chars_per_token": None if counted else CHARS_PER_TOKEN, "cost_usd": None,
+                           "worst_cost_usd": None}
+    if prices is not None:
+        est["cost_usd"] = round(expected_cost(sizes.values(), min(calls.prefix_tokens, min(sizes.values(), default=0)),
+                                              expected_output, prices, batch, calls.cache_ttl), 6)
+        est["worst_cost_usd"] = round(sum(worst_cost(n, calls.max_tokens, prices, batch)
+                                          + worst_cost(n, calls.retry_budget, prices, batch)
+                                          for n in sizes.values()), 6)
+    dollars = (f"expected ~${est['cost_usd']:.4f}, worst case ≤ ${est['worst_cost_usd']:.4f}"
+               if prices is not None else "cost unknown (no prices for this model)")
+    log(f"estimate: {len(plan.jobs)} call(s), {est_in:,} input tokens ({'counted by the API' if counted else 'heuristic'}"
+        f") + ≤{est_out:,} output; {dollars} with {calls.model} ({calls.mode}, prompt cache "
+        f"{calls.cache_ttl or f'off: prefix under {calls.cache_min:,} tokens'}); {len(plan.skipped)} item(s) need no call")
+    return sizes, est
+
+
+def document(calls: Calls, chosen: Chosen, verdicts: list[dict[str, Any]], outcomes: dict[str, Outcome], gate: Gate,
+             est: dict[str, Any], now: str) -> tuple[dict[str, Any], bool]:
+    """The report's document (verdicts, usage and cost, whether the run is complete) and whether
+    every call failed."""
+    plan, prices, shape = calls.plan, calls.prices, calls.shape
+    failed = [k for k in plan.jobs if outcomes.get(k, Outcome(kind=API)).kind == API]
+    missing: dict[str, int] = {}
+    for k in plan.jobs:
+        o = outcomes.get(k) or Outcome(kind=API, reason="no_response")
+        if o.answer is None and o.kind in (API, REQUEST):
+            why = o.reason or o.kind
+            missing[why] = missing.get(why, 0) + 1
+    usage = total(o.usage for o in outcomes.values())
+    sent = [u for o in outcomes.values() for u in o.calls]
+    long_calls = sum(1 for u in sent if prices and prices.get("long_context")
+                     and u.prompt_tokens > prices["long_context"]["threshold_tokens"])
+    spent = billed(sent, prices, calls.batch)
+    return {
+        "generated_at": now, "scope": chosen.scope, "model": calls.model,
+        "mode": calls.mode, "source": chosen.source, "thinking": shape.thinking,
+        "tool_forced": shape.forces_tool and shape.output == "tool", "output": shape.output,
+        "request_shape": calls.why, "prompt_cache": calls.cache_ttl, "max_cost_usd": gate.cap,
+        "estimate": est,
+        "usage": {**usage.as_dict(), "cost_usd": None if spent is None else round(spent, 6),
+                  "long_context_calls": long_calls,
+                  "cache_hit_share": round(cache_hit_share(usage), 4), "prices_usd_per_mtok": prices},
+        "complete": not missing and not gate.stopped,
+        "incomplete": missing,
+        "stopped": gate.stopped,
+        "stopped_by": gate.stopped_by,
+        "partial": bool(failed) or bool(gate.stopped),
+        "partial_reason": _why(failed, outcomes, missing, gate.stopped),
+        "verdicts": verdicts,
+    }, bool(failed) and len(failed) == len(plan.jobs)
+
+
+def verify_exit(doc: dict[str, Any], report: Path, all_failed: bool) -> int:
+    """1 when no verdict could be had or sending stopped (the partial report kept); 0 otherwise,
+    with a warning when some claims got no verdict."""
+    if all_failed:
+        print(f"scrapy verify: error: no verdict could be had: {doc['partial_reason']}; "
+              f"partial report kept at {report}", file=sys.stderr)
+        return 1
+    if doc["stopped"]:
+        print(f"scrapy verify: error: stopped sending: {doc['partial_reason']}; partial report kept at "
+              f"{report}", file=sys.stderr)
+        return 1
+    if doc["incomplete"]:
+        print(f"scrapy verify: warning: partial report: {doc['partial_reason']}", file=sys.stderr)
+    return 0
 
 
 class Command(SvCommand):
@@ -90,150 +271,52 @@ class Command(SvCommand):
             return 1
 
     def verify(self, opts: argparse.Namespace) -> int:
+        """Choose the items, set up the calls, estimate, send, report, exit: one part each."""
         rt = self.runtime()
         llm = rt.config.llm
-        mode = "batch" if opts.resume else opts.mode
-        if opts.mode not in ("sync", "batch"):
-            raise ArgumentError(f"--mode {opts.mode!r}: expected sync or batch")
-        if opts.resume and not re.fullmatch(r"[A-Za-z0-9_-]{1,128}", opts.resume):
-            raise ArgumentError(f"--resume {opts.resume!r}: not a batch id")
-        if opts.country is not None and not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,31}", opts.country):
-            raise ArgumentError(f"--country {opts.country!r}: expected a scope like fr")
-        count = parse_int("--count ", opts.count, minimum=1) if opts.count is not None else None
-        max_cost = parse_amount("--max-cost-usd ", opts.max_cost_usd) if opts.max_cost_usd is not None else None
-        model = opts.model or llm.model
+        args = VerifyArgs.parse(opts, llm.model)
+        chosen = choose_items(opts, rt.output_dir, args.count)
+        calls = set_up_calls(args, chosen.items, llm, rt, opts.price_unknown_ok)
+        uploaded = upload_scans(calls.client, calls.plan.jobs, calls.batch, log) \
+            if calls.sendable and llm.files_api and not opts.resume else []
+        counted = count_tokens(calls.client, calls.plan.jobs, llm.concurrency, log) \
+            if calls.sendable and llm.count_tokens and not opts.resume else None
+        sizes, est = estimate(calls, counted, llm.expected_output_tokens)
+        gate = Gate(args.max_cost, calls.prices, calls.batch)
+        outcomes = self.send(calls, sizes, gate, llm, rt.output_dir, {**chosen.source, "model": args.model}, opts.resume)
+        if outcomes is None:
+            return 1
+        delete_files(calls.client, uploaded)
+        doc, all_failed = document(calls, chosen, [self.verdict(item, calls.plan, outcomes) for item in chosen.items],
+                                   outcomes, gate, est, rt.clock.iso())
+        return verify_exit(doc, self.write_report(rt.output_dir, chosen.scope, doc), all_failed)
 
-        if opts.from_audit is not None:
-            if opts.worklist:
-                raise ArgumentError("--worklist and --from-audit: give one source")
-            path = Path(opts.from_audit) if opts.from_audit else rt.output_dir / "audit" / "audit.json"
-            only = parse_only(opts.only)
-            doc = load_items(path, "audit")
-            items = select(records_of(doc["items"]), only=only, country=opts.country, count=count)
-            source = {"audit": str(path), "only": list(only)}
-        else:
-            if opts.only is not None:
-                raise ArgumentError("--only selects an audit's flags: use it with --from-audit")
-            path = Path(opts.worklist) if opts.worklist else rt.output_dir / "worklist.json"
-            doc = load_items(path, "worklist")
-            items = select(records_of(doc["items"]), country=opts.country, count=count)
-            source = {"worklist": str(path)}
-        scope = opts.country or (doc.get("params") or {}).get("country") or "all"
-
-        prices, cache_min = for_model(llm, model)
-        if max_cost is not None and opts.price_unknown_ok:
-            raise ArgumentError("--price-unknown-ok and --max-cost-usd: a cost cap needs the model's prices")
-        batch = mode == "batch"
-        store = open_for_reading(rt.output_dir / "store", rt.clock)
-        plan = plan_jobs(items, store, Shape(model, llm.max_tokens), llm.evidence_chars)
-        client = make_client(llm.max_retries, llm.timeout_seconds) if plan.jobs else None
-        mshape = ModelShape(llm.thinking, llm.thinking == "off", True, "")
-        failure: Outcome | None = None
-        max_tokens, retry_budget = llm.max_tokens, llm.max_tokens_retry
-        if plan.jobs:
-            info, failure = retrieve(client, model)  # an unknown id: exit 2 here, before any claim
-            max_tokens, retry_budget = output_budget(info, max_tokens, retry_budget)
-            if prices is None and not opts.price_unknown_ok:
-                raise ArgumentError(f"--model {model!r}: no prices in config (llm.models.{model}.prices_usd_per_mtok); "
-                                    f"add them, or pass --price-unknown-ok to run it with its cost unreported")
-            if failure is None:
-                mshape = request_shape(llm.thinking, info, model_entry(llm, model))
-                log(f"model {model}: {mshape.why}")
-        prefix_tokens = tokens_of(prefix_chars())
-        cache_ttl = ("1h" if batch else "5m") if prefix_tokens >= cache_min else None
-        shape = Shape(model, max_tokens, mshape.thinking, cache_ttl, forced=mshape.forced, strict=mshape.strict,
-                      output=mshape.output)
-        plan = plan_jobs(items, store, shape, llm.evidence_chars)
-        uploaded = upload_scans(client, plan.jobs, batch, log) \
-            if plan.jobs and failure is None and llm.files_api and not opts.resume else []
-
-        counted = count_tokens(client, plan.jobs, llm.concurrency, log) \
-            if plan.jobs and failure is None and llm.count_tokens and not opts.resume else None
-        sizes = {k: counted[k] if counted and k in counted else estimate_input_tokens(p, plan.pdf_pages.get(k, 0))
-                 for k, p in plan.jobs.items()}
-        est_in = sum(sizes.values())
-        est_out = len(plan.jobs) * max_tokens
-        est = {"input_tokens": est_in, "output_tokens": est_out, "counted_by_api": bool(counted),
-               "chars_per_token": None if counted else CHARS_PER_TOKEN, "cost_usd": None, "worst_cost_usd": None}
-        if prices is not None:
-            est["cost_usd"] = round(expected_cost(sizes.values(), min(prefix_tokens, min(sizes.values(), default=0)),
-                                                  llm.expected_output_tokens, prices, batch, cache_ttl), 6)
-            est["worst_cost_usd"] = round(sum(worst_cost(n, max_tokens, prices, batch)
-                                              + worst_cost(n, retry_budget, prices, batch)
-                                              for n in sizes.values()), 6)
-        dollars = (f"expected ~${est['cost_usd']:.4f}, worst case ≤ ${est['worst_cost_usd']:.4f}"
-                   if prices is not None else "cost unknown (no prices for this model)")
-        log(f"estimate: {len(plan.jobs)} call(s), {est_in:,} input tokens ({'counted by the API' if counted else 'heuristic'}"
-            f") + ≤{est_out:,} output; {dollars} with {model} ({mode}, prompt cache "
-            f"{cache_ttl or f'off: prefix under {cache_min:,} tokens'}); {len(plan.skipped)} item(s) need no call")
-
-        gate = Gate(max_cost, prices, batch)
+    def send(self, calls: Calls, sizes: dict[str, int], gate: Gate, llm: Any, output_dir: Path,
+             source: dict[str, Any], resume: str | None) -> dict[str, Outcome] | None:
+        """Every job's outcome: sent at once (sync) or as a batch; nothing sent when the model
+        could not be looked up. None (its line printed) when a batch cannot be followed."""
+        prices, batch = calls.prices, calls.batch
 
         def worst(key: str, params: Mapping[str, Any]) -> float:
             return worst_cost(sizes.get(key, 0), int(params["max_tokens"]), prices, batch) if prices else 0.0
 
-        outcomes: dict[str, Outcome] = {}
+        failure = calls.failure
         if failure is not None:  # the model could not be looked up: nothing is sent
             gate.trip(failure)
-            outcomes = {k: Outcome(kind=API, reason=failure.reason, error=f"not sent: {failure.error}")
-                        for k in plan.jobs}
-        elif plan.jobs:
-            if not batch:
-                outcomes = run_sync(client, plan.jobs, llm.concurrency, retry_budget, gate, worst,
-                                    llm.max_retries, warm_first=bool(cache_ttl))
-            else:
-                poll = float(env("SV_LLM_POLL_SECONDS") or llm.poll_seconds)
-                runner = BatchRunner(client, self.reports_dir(rt.output_dir), poll, log, llm.batch_max_requests,
-                                     llm.batch_max_bytes, retry_budget, gate=gate, worst=worst)
-                try:
-                    outcomes = runner.run(plan.jobs, {**source, "model": model}, resume=opts.resume)
-                except LlmUnavailable as exc:  # the batch goes on: its files must outlive this process
-                    print(f"scrapy verify: error: {exc}", file=sys.stderr)
-                    return 1
-        delete_files(client, uploaded)
-
-        verdicts = [self.verdict(item, plan, outcomes) for item in items]
-        failed = [k for k in plan.jobs if outcomes.get(k, Outcome(kind=API)).kind == API]
-        missing: dict[str, int] = {}
-        for k in plan.jobs:
-            o = outcomes.get(k) or Outcome(kind=API, reason="no_response")
-            if o.answer is None and o.kind in (API, REQUEST):
-                why = o.reason or o.kind
-                missing[why] = missing.get(why, 0) + 1
-        usage = total(o.usage for o in outcomes.values())
-        calls = [u for o in outcomes.values() for u in o.calls]
-        long_calls = sum(1 for u in calls if prices and prices.get("long_context")
-                         and u.prompt_tokens > prices["long_context"]["threshold_tokens"])
-        spent = billed(calls, prices, batch)
-        doc_out = {
-            "generated_at": rt.clock.iso(), "scope": scope, "model": model,
-            "mode": mode, "source": source, "thinking": shape.thinking,
-            "tool_forced": shape.forces_tool and shape.output == "tool", "output": shape.output,
-            "request_shape": mshape.why, "prompt_cache": cache_ttl, "max_cost_usd": max_cost,
-            "estimate": est,
-            "usage": {**usage.as_dict(), "cost_usd": None if spent is None else round(spent, 6),
-                      "long_context_calls": long_calls,
-                      "cache_hit_share": round(cache_hit_share(usage), 4), "prices_usd_per_mtok": prices},
-            "complete": not missing and not gate.stopped,
-            "incomplete": missing,
-            "stopped": gate.stopped,
-            "stopped_by": gate.stopped_by,
-            "partial": bool(failed) or bool(gate.stopped),
-            "partial_reason": _why(failed, outcomes, missing, gate.stopped),
-            "verdicts": verdicts,
-        }
-        report = self.write_report(rt.output_dir, scope, doc_out)
-        if failed and len(failed) == len(plan.jobs):
-            print(f"scrapy verify: error: no verdict could be had: {doc_out['partial_reason']}; "
-                  f"partial report kept at {report}", file=sys.stderr)
-            return 1
-        if gate.stopped:
-            print(f"scrapy verify: error: stopped sending: {doc_out['partial_reason']}; partial report kept at "
-                  f"{report}", file=sys.stderr)
-            return 1
-        if missing:
-            print(f"scrapy verify: warning: partial report: {doc_out['partial_reason']}", file=sys.stderr)
-        return 0
+            return {k: Outcome(kind=API, reason=failure.reason, error=f"not sent: {failure.error}") for k in calls.plan.jobs}
+        if not calls.plan.jobs:
+            return {}
+        if not batch:
+            return run_sync(calls.client, calls.plan.jobs, llm.concurrency, calls.retry_budget, gate, worst,
+                            llm.max_retries, warm_first=bool(calls.cache_ttl))
+        poll = float(env("SV_LLM_POLL_SECONDS") or llm.poll_seconds)
+        runner = BatchRunner(calls.client, self.reports_dir(output_dir), poll, log, llm.batch_max_requests,
+                             llm.batch_max_bytes, calls.retry_budget, gate=gate, worst=worst)
+        try:
+            return runner.run(calls.plan.jobs, source, resume=resume)
+        except LlmUnavailable as exc:  # the batch goes on: its files must outlive this process
+            print(f"scrapy verify: error: {exc}", file=sys.stderr)
+            return None
 
     @staticmethod
     def verdict(item: ClaimRecord, plan: Plan, outcomes: dict[str, Outcome]) -> dict[str, Any]:

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 FAILURE = "sv/outcome/failure"
 OUTPUT_FAILED = "sv/outcome/output_failed"
+EXIT = "sv/outcome/exit"  # the run's exit status, once sv_scrapy.extensions.monitor has judged it
+NOT_STARTED = "the crawler could not start (see the log above)"
 
 
 def record_failure(crawler: Crawler, message: str) -> None:
@@ -57,7 +59,30 @@ def output_stopped(crawler: Crawler) -> bool:
 
 def run_failure(crawler: Crawler) -> str:
     """The one line that says why the run failed; empty when it did not."""
-    return str(crawler.stats.get_value(FAILURE) or "") if crawler.stats is not None else ""
+    stats = crawler._stats  # before the crawl starts Scrapy keeps none (``crawler.stats`` raises)
+    return str(stats.get_value(FAILURE) or "") if stats is not None else ""
+
+
+def record_exit(crawler: Crawler, code: int, line: str) -> None:
+    """The run's final word (after metrics and heartbeat had their say), for :func:`exit_status`."""
+    if crawler.stats is not None:
+        crawler.stats.set_value(EXIT, code)
+        crawler.stats.set_value(FAILURE, line)
+
+
+def judged(crawler: Crawler) -> bool:
+    """The crawl ran far enough for ``MonitorExtension`` to record its exit status."""
+    return crawler._stats is not None and crawler._stats.get_value(EXIT) is not None
+
+
+def exit_status(crawler: Crawler) -> tuple[int, str]:
+    """How a crawl that has finished ends: its exit status and one line, the same whoever
+    started it (``scrapy crawl``, or a script: ``sys.exit(exit_status(crawler)[0])``). A
+    crawler that never got its extensions, or never judged its run, failed to start."""
+    if not judged(crawler):
+        return 1, run_failure(crawler) or NOT_STARTED
+    stats = crawler.stats
+    return int(stats.get_value(EXIT)), str(stats.get_value(FAILURE) or "")
 
 
 def peak_rss_mb() -> float:

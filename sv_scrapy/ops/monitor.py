@@ -19,6 +19,11 @@ from sv_scrapy.registry import env
 METRICS_FILE = "metrics.prom"
 
 
+def healthcheck_url() -> str:
+    """``SV_HEALTHCHECK_URL``: where the heartbeat pings; empty, none."""
+    return env("SV_HEALTHCHECK_URL").strip()
+
+
 class AuditMonitor:
     def __init__(self, output_dir: Path, clock: Clock, heartbeat: Heartbeat) -> None:
         self.output_dir = output_dir
@@ -28,7 +33,7 @@ class AuditMonitor:
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any], clock: Clock) -> AuditMonitor:
-        return cls(Path(settings["SV_OUTPUT_DIR"]), clock, Heartbeat(env("SV_HEALTHCHECK_URL").strip()))
+        return cls(Path(settings["SV_OUTPUT_DIR"]), clock, Heartbeat(healthcheck_url()))
 
     def start(self) -> None:
         self.heartbeat.start()

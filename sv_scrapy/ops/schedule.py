@@ -11,7 +11,7 @@ job has finished, then reads the job's log and exits with **the audit's own stat
 same as ``scrapy crawl audit`` run directly (0 complete, 1 failed or partial because something
 failed, 2 a bad argument or config, 75 another run held the output folder), printing the
 audit's one line. The crawl writes that status as the last line of its log
-(``sv_scrapy outcome: exit=N: …``, see ``sv_scrapy/commands/crawl.py``); a log without it
+(``sv_scrapy outcome: exit=N: …``, see ``sv_scrapy/extensions/monitor.py``); a log without it
 (the process died) is a failure. Standard library only.
 
 With ``--parts N`` the audit runs as N host-partitioned parts (``-a part=I/N``), part I on node

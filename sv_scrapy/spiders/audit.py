@@ -44,7 +44,6 @@ class AuditSpider(ClaimSpider):
         "part": ("I/N (1 <= I <= N <= 256): audit only the claims whose cited host's registrable domain "
                  "hashes to part I of N; merge the parts with `scrapy merge`."),
     }
-    monitored = True  # the monthly job: heartbeat pings and metrics.prom (sv_scrapy.ops.monitor)
 
     @classmethod
     def parse_arguments(cls, raw: Mapping[str, Any]) -> dict[str, Any]:

@@ -23,13 +23,14 @@ from sv_scrapy.core.audit.runlock import acquire
 from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.audit.storeformat import Migration, check_format, migrate
 from sv_scrapy.core.claims.claims import Extraction, extract_corpus, unknown_scope
-from sv_scrapy.core.errors import ArgumentError
+from sv_scrapy.core.errors import ArgumentError, SvError
 from sv_scrapy.core.page.pagerecord import Fetched, body_to_read
 from sv_scrapy.core.page.safety import host_listed, refusal_reason
 from sv_scrapy.core.page.shell import shell_markers, shell_signs
 from sv_scrapy.core.page.text import decode_html, html_title, html_to_text
 from sv_scrapy.crawlstate import Run, attach, run_of
 from sv_scrapy.downloadermiddlewares.robotstxt import ROBOTS_NOTE
+from sv_scrapy.extensions.monitor import start_failed
 from sv_scrapy.items import PageItem
 from sv_scrapy.registry import setting_default
 from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, page_rules, resolve
@@ -41,8 +42,15 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from twisted.python.failure import Failure
 
+PREFLIGHT_DONE = "SV_PREFLIGHT_DONE"  # scrapy crawl ran the checks before Scrapy's log started
+
 # what preflight's migration found, for the crawl of the same process (by store folder)
 _MIGRATIONS: dict[Path, Migration] = {}
+
+
+def job_of(spidercls: type[scrapy.Spider]) -> str:
+    """The spider's ``SV_JOB`` (its scalar switch in ``custom_settings``), before any crawler has it."""
+    return str((spidercls.custom_settings or {}).get("SV_JOB", ""))
 
 
 def store_root(rt: Runtime) -> Path:
@@ -69,6 +77,12 @@ class ClaimSpider(scrapy.Spider):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
+        if not crawler.settings.getbool(PREFLIGHT_DONE):  # started by scrapyd, a script, a test
+            try:
+                cls.preflight(crawler.settings, kwargs)
+            except SvError as exc:
+                start_failed(crawler.settings, cls.name, job_of(cls), exc)
+                raise
         spider = super().from_crawler(crawler, *args, **kwargs)
         attach(crawler, spider.open_run(resolve(crawler.settings), cls.parse_arguments(kwargs)))
         return spider

@@ -3,7 +3,9 @@
 ``_routes.json`` maps a URL to a :class:`Route`'s fields (status, headers, delay, redirect,
 content_type, …) and may add ``"file"`` (a path under the site folder) or ``"pdf_lines"``
 (text lines rendered into a PDF at load time). A path ending in ``/`` is served from its
-``index.html``.
+``index.html``. ``_wayback.json``, when present, puts a small Wayback Machine beside the site
+(:class:`MockWayback`): a URL's captures, each a timestamp and a ``"file"``. Folders whose name
+starts with ``_`` hold such files, not a host.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from testing.mockweb.pdfgen import text_pdf
 from testing.mockweb.server import MockWeb, Route
+from testing.mockweb.wayback import MockCapture, MockWayback
 
 _TYPES = {".html": "text/html; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".pdf": "application/pdf"}
 
@@ -32,8 +35,8 @@ def load_site(web: MockWeb, folder: Path) -> MockWeb:
         if not path.is_file() or path.name == "_routes.json":
             continue
         rel = path.relative_to(folder)
-        if len(rel.parts) < 2:
-            continue  # README and other notes beside the host folders
+        if len(rel.parts) < 2 or rel.parts[0].startswith("_"):
+            continue  # README, notes and the Wayback's captures beside the host folders
         host, rest = rel.parts[0], "/".join(rel.parts[1:])
         url_path = "/" + (rest[: -len("index.html")] if rest.endswith("index.html") else rest)
         web.route(f"https://{host}{url_path}", Route(body=path.read_bytes(), content_type=_content_type(path)))
@@ -50,4 +53,11 @@ def load_site(web: MockWeb, folder: Path) -> MockWeb:
                 fields["body"] = text_pdf([fields.pop("pdf_lines")])
                 fields.setdefault("content_type", "application/pdf")
             web.route(url, Route(**fields))
+    wayback = folder / "_wayback.json"
+    if wayback.is_file():
+        archived: dict[str, Any] = json.loads(wayback.read_text(encoding="utf-8"))
+        mock = MockWayback(web)
+        for url, captures in archived.items():
+            if not url.startswith("_"):
+                mock.add(url, *(MockCapture(c["timestamp"], (folder / c["file"]).read_bytes()) for c in captures))
     return web

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,8 +28,12 @@ from sv_scrapy.core.page.pdf import pdf_to_text
 from sv_scrapy.core.page.prefilter import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT, Prior
 from testing.mockweb.pdfgen import scan_pdf
 
-needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None,
-                                     reason="tesseract not installed (make install installs tesseract-ocr)")
+_tesseract_installed = pytest.mark.skipif(shutil.which("tesseract") is None,
+                                          reason="tesseract not installed (make install installs tesseract-ocr)")
+
+
+def needs_tesseract(test: Any) -> Any:
+    return pytest.mark.ocr(_tesseract_installed(test))
 DECREE = ["Décret n° 2025-123 du 1er avril 2025", "Le taux des droits de mutation est fixé à 5,81 %.",
           "Le seuil est de 1 500 000 EUR pour les immeubles.", "Article 2. Le présent décret entre en vigueur."]
 

@@ -35,6 +35,14 @@ class RunLock:
 _HELD: dict[Path, RunLock] = {}  # one per folder and process; re-asking is a no-op
 
 
+def release(folder: Path) -> None:
+    """Let the folder's lock go before the process ends (a process that runs crawls one after
+    another, as the tests' in-process crawls do); not holding it is a no-op."""
+    lock = _HELD.pop(folder.resolve(), None)
+    if lock is not None:
+        lock.release()
+
+
 def _holder(fd: int) -> str:
     for _ in range(20):  # the holder writes its name right after taking the lock
         try:

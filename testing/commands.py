@@ -1,0 +1,88 @@
+"""The one way the tests run a command of the project: ``scrapy <command>``, the demo, a script —
+in the project folder, with the clean environment (``testing.env``) plus what the test gives,
+output captured as text. Subprocesses are for what only a process shows (the CLI, its exit
+status, its console, a process killed halfway); a command that does not crawl (verify, review,
+extract) runs in-process through Scrapy's own ``scrapy.cmdline.execute`` with
+:func:`scrapy_in_process`, a crawl with ``testing.inprocess``."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import io
+import os
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from subprocess import CompletedProcess  # a result, not a process: scrapy_in_process returns one too
+
+from testing.env import clean_env
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+# the scrapy entry point of the interpreter running this (the project's venv)
+SCRAPY = str(Path(sys.executable).with_name("scrapy"))
+PYTHON = sys.executable
+
+
+def run_command(argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: Path = PROJECT_DIR,
+                timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``argv`` in a subprocess, clean environment plus ``env``; never raises on a non-zero exit."""
+    return subprocess.run(list(argv), cwd=cwd, env=clean_env(env), capture_output=True, text=True, timeout=timeout)
+
+
+def run_scrapy(*args: str, env: Mapping[str, str] | None = None, cwd: Path = PROJECT_DIR, timeout: float = 120,
+               launcher: Sequence[str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``scrapy <args>`` (``launcher``: another command line standing in for ``scrapy``)."""
+    return run_command([*(launcher or [SCRAPY]), *args], env=env, cwd=cwd, timeout=timeout)
+
+
+@contextlib.contextmanager
+def environment(env: Mapping[str, str] | None) -> Iterator[None]:
+    """The process environment is the clean one plus ``env`` until the block ends, as a new
+    process would see it: the settings module reads ``SV_*`` when imported, so it is read again
+    on each side, and the process's clock (``SV_NOW``: it starts when first asked) starts anew."""
+    import sv_scrapy.runtime
+    import sv_scrapy.settings
+
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(clean_env(env))
+    importlib.reload(sv_scrapy.settings)
+    clocks = getattr(sv_scrapy.runtime, "_CLOCKS", None)  # the process's clocks, by SV_NOW
+    if isinstance(clocks, dict):
+        clocks.clear()
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        importlib.reload(sv_scrapy.settings)
+
+
+def scrapy_in_process(*args: str, env: Mapping[str, str] | None = None,
+                      cwd: Path = PROJECT_DIR) -> CompletedProcess[str]:
+    """``scrapy <args>`` for a command that does not crawl, run by ``scrapy.cmdline.execute`` in
+    this process: the same parsing, settings and exit status as :func:`run_scrapy`, without a
+    process start."""
+    from scrapy.cmdline import execute
+
+    import sv_scrapy.settings
+    from sv_scrapy.core.audit.runlock import release
+
+    out, err = io.StringIO(), io.StringIO()
+    code: int | str | None = 0
+    with environment(env), contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            execute(["scrapy", *args])
+        except SystemExit as exc:
+            code = exc.code
+        finally:  # as the command's process would when it ends: the output folder's lock goes,
+            release(Path(sv_scrapy.settings.SV_OUTPUT_DIR))
+            with warnings.catch_warnings():  # and the sockets its API client left open are closed
+                warnings.simplefilter("ignore", ResourceWarning)
+                gc.collect()
+    returncode = code if isinstance(code, int) else (0 if code is None else 1)
+    return CompletedProcess(["scrapy", *args], returncode, out.getvalue(), err.getvalue())
