@@ -1,5 +1,7 @@
 """Schedule the monthly audit on scrapyd, wait for it, and fail loudly if it failed.
 
+::
+
     python -m sv_scrapy.ops.schedule [--url http://127.0.0.1:6800] [--project sv_scrapy]
         [--corpus DIR] [--config DIR] [--output DIR] [--arg KEY=VALUE ...] [--timeout SECONDS]
     python -m sv_scrapy.ops.schedule --parts N --node URL [--node URL ...] --output DIR [...]
