@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sybil import Example, Sybil
 from sybil.parsers.myst import CodeBlockParser
 
@@ -95,3 +96,12 @@ pytest_collect_file = Sybil(
     setup=_setup,
     teardown=_teardown,
 ).pytest()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A runnable page's examples run commands (``make demo``, ``scrapy``) one after another in one
+    copy of the checkout: they are ``subprocess`` tests, which ``make test-fast`` leaves out (its
+    workers would split a page's examples; ``make test`` keeps a file on one worker)."""
+    for item in items:
+        if item.path.suffix == ".md" and item.path.is_relative_to(DOCS_DIR):
+            item.add_marker(pytest.mark.subprocess)

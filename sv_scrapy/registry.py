@@ -162,6 +162,10 @@ ENTRIES: tuple[Entry, ...] = (
     _setting("AUTOTHROTTLE_MAX_DELAY", "seconds", 60.0, "The paced handler's longest latency-based delay."),
     _setting("AUTOTHROTTLE_TARGET_CONCURRENCY", "number", 1.0, "Requests in flight per host the paced handler aims at."),
     _setting("LOG_FILE", "path", None, "Scrapy's log file; unset, a quiet command logs to SV_OUTPUT_DIR/logs/."),
+    _setting("LOG_ENABLED", "bool", True,
+             "Scrapy's switch for its log; off (as the project's non-crawl commands set it), the crawl stays quiet too."),
+    _setting("LOG_LEVEL", "level", "INFO",
+             "Scrapy's log level; set on the command line (`-L`, `-s`), the crawl logs to the console as Scrapy does."),
     # -- the environment only
     _env("SV_NOW", "ISO date or datetime", "", "Pretend the run starts at this instant (tests, replays); a bad one exits 2."),
     _env("SV_IGNORE_HTTPS_ERRORS", "1 | true | yes", "", "Accept self-signed certificates (the tests' mock web only)."),
