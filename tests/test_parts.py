@@ -126,26 +126,43 @@ def merge(*folders: Path, into: Path, env: dict[str, str]) -> subprocess.Complet
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def setup(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One corpus and the configs of the single run (0) and of each part (1-3)."""
     tmp = tmp_path_factory.mktemp("parts")
     corpus = write_corpus(tmp / "corpus", {"countries/fr/playbook.md": corpus_text()})
     liveness = {**FAST_ANY_HOST, "global": {**FAST_ANY_HOST["global"], "req_per_sec": REQ_PER_SEC}}
     configs = {i: make_config(tmp / f"config{i}", liveness={
         **liveness, "global": {**liveness["global"], "user_agent": f"sv_scrapy/{{version}} (part {i})"}})
         for i in (0, 1, 2, 3)}
-    merge_env = {"SV_CONFIG_DIR": str(configs[0]), "SV_CORPUS_ROOT": str(corpus)}
-    out: dict[str, Any] = {"merges": {}}
+    return {"tmp": tmp, "corpus": corpus, "configs": configs}
 
-    # the reference: one whole audit a month
+
+@pytest.fixture(scope="module")
+def single(setup: dict[str, Any]) -> dict[str, Any]:
+    """The reference: one whole audit a month (the timing tests need only the parts' runs)."""
+    tmp: Path = setup["tmp"]
+    out: dict[str, Any] = {}
     with Web() as ref:
         for month, now in enumerate(MONTHS, start=1):
             ref.month = month
-            result = crawl("audit", corpus=corpus, config=configs[0], output=tmp / "single", proxy_env=ref.web.env(),
-                           extra_env={"SV_NOW": now})
+            result = crawl("audit", corpus=setup["corpus"], config=setup["configs"][0], output=tmp / "single",
+                           proxy_env=ref.web.env(), extra_env={"SV_NOW": now})
             assert result.returncode == 0, result.stderr[-2000:]
             out[f"single{month}"] = audit_doc(tmp / "single")
             out[f"single{month}_headings"] = headings(tmp / "single")
+    return out
 
+
+@pytest.fixture(scope="module")
+def runs(parts: dict[str, Any], single: dict[str, Any]) -> dict[str, Any]:
+    return {**parts, **single}
+
+
+@pytest.fixture(scope="module")
+def parts(setup: dict[str, Any]) -> dict[str, Any]:
+    tmp, corpus, configs = setup["tmp"], setup["corpus"], setup["configs"]
+    merge_env = {"SV_CONFIG_DIR": str(configs[0]), "SV_CORPUS_ROOT": str(corpus)}
+    out: dict[str, Any] = {"merges": {}}
     with Web() as web:
         # month 1: three parts at once against one mock web
         def part(i: int, n: int, folder: Path, now: str) -> Any:
@@ -258,13 +275,13 @@ def floor_misses(log: list[Any]) -> dict[str, list[float]]:
 
 
 @pytest.mark.pacing
-def test_month_two_keeps_every_floor_across_the_parts(runs: dict[str, Any]) -> None:
-    assert {host: gaps for host, gaps in floor_misses(runs["log2"]).items() if gaps} == {}
+def test_month_two_keeps_every_floor_across_the_parts(parts: dict[str, Any]) -> None:
+    assert {host: gaps for host, gaps in floor_misses(parts["log2"]).items() if gaps} == {}
 
 
 @pytest.mark.pacing
-def test_the_parts_together_keep_the_floors_and_the_single_runs_cap(runs: dict[str, Any]) -> None:
-    log = sorted((e for e in runs["log1"] if e.method == "GET"), key=lambda e: e.began)
+def test_the_parts_together_keep_the_floors_and_the_single_runs_cap(parts: dict[str, Any]) -> None:
+    log = sorted((e for e in parts["log1"] if e.method == "GET"), key=lambda e: e.began)
     close = floor_misses(log)
     # month 1's redirect across parts is the one place the floor may be missed, once: the two parts
     # asked that site unknowingly; from month 2 one part owns both sites (the test above)
