@@ -68,15 +68,17 @@ class AuditExportPipeline(ExportPipeline):
             "archive_results": archive_results, "archive_enabled": archive_enabled, "archive_counts": archive_counts,
             "quarantined": store.quarantined, "store_format": run.store_format.as_dict() if run.store_format else {},
             "allowlist_rows": run.allowlist_rows, "linter_rows": run.linter_rows}
-        part, commit = run.params.get("part"), corpus_commit(env_values(LINK_VARIABLES), run.runtime.corpus_root)
+        # one instant and one reading of the environment for the part file, the finish and the store
+        generated_at, link_env = run.runtime.clock.iso(), env_values(LINK_VARIABLES)
+        part, commit = run.params.get("part"), corpus_commit(link_env, run.runtime.corpus_root)
         if part:  # first, before the finish enriches the records: what `scrapy merge` joins
             write_json(run.output_dir / PART_FILE, part_document(part=part, corpus_index=run.corpus_index, inputs={
                 **crawled, "claims": run.claims, "params": run.params, "run_id": run.run_id,
-                "generated_at": run.runtime.clock.iso(), "corpus_commit": commit, "joined": store.joined_sites()}))
+                "generated_at": generated_at, "corpus_commit": commit, "joined": store.joined_sites()}))
         done = finish_audit(AuditInputs(
             claims=run.claims, params=run.params, run_id=run.run_id,
-            resumed=run.resumed, generated_at=run.runtime.clock.iso(),
-            links=resolve_links(env_values(LINK_VARIABLES), config.report.source_url_template, run.runtime.corpus_root),
+            resumed=run.resumed, generated_at=generated_at,
+            links=resolve_links(link_env, config.report.source_url_template, run.runtime.corpus_root),
             weights=config.sampling.weights, backlog_top_n=config.report.backlog_top_n, out_dir=run.out_dir,
             journal=store.run_info(), previous=previous, scopes=scopes, history=store.history(),
             reviews=run.reviews, verdicts=verdicts, log_file=self.crawler.settings.get("LOG_FILE") or "",
