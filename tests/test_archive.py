@@ -216,7 +216,6 @@ def test_bad_archive_answers_say_archive_unavailable(runs: dict[str, Any], path:
     assert runs["cold"]["complete"] is True
 
 
-@pytest.mark.pacing
 def test_a_429_is_waited_for_as_retry_after_asks(cold: dict[str, Any]) -> None:
     item = by_path(cold["cold"])["throttled"]
     assert item["then_now"]["verdict"] == "changed_since_verified"
@@ -226,7 +225,6 @@ def test_a_429_is_waited_for_as_retry_after_asks(cold: dict[str, Any]) -> None:
     assert asks[1].began - asks[0].began >= 0.95
 
 
-@pytest.mark.pacing
 def test_archive_requests_come_after_robots_and_keep_the_configured_floor(cold: dict[str, Any]) -> None:
     entries = archive_entries(cold["cold_log"])
     assert entries[0].url == f"{HOST}/robots.txt"

@@ -251,7 +251,6 @@ def test_the_figure_one_click_away(run: tuple[CrawlResult, MockWeb], items: dict
     assert items["dollar7"]["found_linked"] is None
 
 
-@pytest.mark.pacing
 @pytest.mark.parametrize("host", ["https://frames.case.gouv.fr/", "https://linked.case.gov.ph/"])
 def test_extra_requests_keep_the_host_floor(run: tuple[CrawlResult, MockWeb], host: str) -> None:
     """Frames and linked documents wait their turn in the paced handler: the gov floor of the test

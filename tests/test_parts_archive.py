@@ -71,7 +71,6 @@ def test_every_part_asked_the_archive_and_the_merge_has_then_and_now(parts: dict
     assert doc["stats"]["archive"]["lookups"] == len(SITES)
 
 
-@pytest.mark.pacing
 def test_the_parts_together_keep_the_archives_budget(parts: dict[str, Any]) -> None:
     starts = sorted(e.began for e in parts["log"])
     busiest = max(sum(1 for t in starts if s <= t < s + WINDOW_S) for s in starts)

@@ -104,7 +104,6 @@ def test_robots_txt_answering_200_lets_lookups_proceed(archive_up: tuple[dict[st
     assert all(i["then_now"]["verdict"] == "changed_since_verified" for i in flagged), [i["then_now"] for i in flagged]
 
 
-@pytest.mark.pacing
 @pytest.mark.parametrize("host,floor", [(SITE, SITE_FLOOR), ("web.archive.org", ARCHIVE_FLOOR)])
 def test_allowed_requests_keep_their_hosts_floor(archive_up: tuple[dict[str, Any], list[LogEntry]], host: str,
                                                  floor: float) -> None:
