@@ -120,7 +120,7 @@ class Pacer:
     one host (so a reservation can never be overtaken). A host is ready ``gap`` seconds
     after its last start — the floor, raised by a robots ``Crawl-delay`` and by a slow
     host's latency (AutoThrottle's rule) — and not before a ``Retry-After`` hold ends;
-    then ``global_slot`` hands out starts at least ``min_gap`` apart across all hosts.
+    then ``global_ready`` keeps starts at least ``min_gap`` apart across all hosts.
     """
 
     def __init__(self, floors: HostFloors, min_gap: float, start_delay: float = 0.0, max_delay: float = 60.0,
@@ -133,7 +133,6 @@ class Pacer:
         self._last_start: dict[str, float] = {}
         self._held_until: dict[str, float] = {}
         self._throttle: dict[str, float] = {}
-        self._next_global = 0.0
         self._last_global = float("-inf")
 
     def gap(self, host: str) -> float:
@@ -146,21 +145,14 @@ class Pacer:
         ready = last + self.gap(host) if last is not None else 0.0
         return max(ready, self._held_until.get(host, 0.0))
 
-    def global_slot(self, now: float) -> float:
-        """Reserve the next start under the global cap (at or after ``now``)."""
-        start = max(now, self._next_global)
-        self._next_global = start + self.min_gap
-        return start
-
     def global_ready(self) -> float:
-        """The cap measured from the last actual start: a reservation whose holder woke
-        late must not let the next one start closer than ``min_gap`` to it."""
+        """The earliest next start under the global cap, measured from the last actual start
+        (a start that came late pushes the next one back by as much)."""
         return self._last_global + self.min_gap
 
     def started(self, host: str, when: float) -> None:
         self._last_start[host] = when
         self._last_global = max(self._last_global, when)
-        self._next_global = max(self._next_global, when + self.min_gap)
 
     def left(self, host: str, booked: float, when: float) -> None:
         """The request started at ``booked`` reached the network only at ``when``: its host's

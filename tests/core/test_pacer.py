@@ -46,8 +46,11 @@ def test_a_slow_host_is_spaced_by_its_latency_never_below_its_floor() -> None:
     assert p.gap(host) == floor
 
 
-def test_the_global_cap_hands_out_starts_min_gap_apart() -> None:
+def test_the_global_cap_counts_from_the_last_start() -> None:
     p = pacer(min_gap=0.25)
-    slots = [p.global_slot(now=1.0) for _ in range(4)]
-    assert slots == [1.0, 1.25, 1.5, 1.75]
-    assert p.global_slot(now=5.0) == 5.0  # an idle spell is not saved up for a burst
+    assert p.global_ready() == float("-inf")  # nothing started: no wait
+    p.started("a.example.org", 1.0)
+    p.started("b.example.org", 1.25)
+    assert p.global_ready() == 1.5
+    p.started("a.example.org", 5.0)
+    assert p.global_ready() == 5.25  # an idle spell is not saved up for a burst
