@@ -62,7 +62,7 @@ def ignore_https_errors() -> bool:
 def config_of(settings: Mapping[str, Any]) -> Config:
     """The one road to the typed config: ``SV_CONFIG_DIR``'s files, loaded and checked. A run
     loads it once (``resolve``) and hands it down; a crawl's components take the run's
-    (``crawlstate.config_of``)."""
+    (``crawlstate.crawl_config``)."""
     return load_config(Path(settings["SV_CONFIG_DIR"]))
 
 
