@@ -9,20 +9,18 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from testing.crawl import FAST_LIVENESS, make_config, write_corpus
 from testing.inprocess import crawl_in_process
-from testing.mockweb import MockWeb, Route
+from testing.mockweb import MockWeb
 
-PAGE = "https://www.impots.gouv.fr/taux"
+from .test_clock_behind import PAGE, one_page, serve_page
+
 NOW = "2027-03-01T03:00:00+00:00"
 
 
 def test_a_second_crawl_in_the_process_has_its_own_lock_config_and_clock(tmp_path: Path) -> None:
-    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
-    out = tmp_path / "out"
-    corpus = write_corpus(tmp_path / "corpus", {"countries/fr/p.md": f"# France\n\n- Duty 5.81 % ([taux]({PAGE}))\n"})
+    config, corpus, out = one_page(tmp_path)
     with MockWeb() as web:
-        web.route(PAGE, Route(body="<html><body>" + "Le taux est de 5,81 %. " * 20 + "</body></html>"))
+        serve_page(web)
         first = crawl_in_process("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(),
                                  extra_env={"SV_NOW": NOW})
         assert first.returncode == 0, first.stderr[-2000:]
