@@ -13,23 +13,34 @@ import logging
 from typing import TYPE_CHECKING
 
 from sv_scrapy import __version__
+from sv_scrapy.crawlstate import crawl_config, find_run
 from sv_scrapy.quietlog import log_to_file
 from sv_scrapy.registry import setting_default
 from sv_scrapy.render import launch_options
-from sv_scrapy.runtime import config_of, ignore_https_errors
+from sv_scrapy.runtime import ignore_https_errors
 
 if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy.crawler import Crawler
     from scrapy.settings import Settings
 
 PRIORITY = "addon"
 
 
 class SvAddon:
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler  # its run (made by the spider, before the add-ons) holds the config
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
     def update_settings(self, settings: Settings) -> None:
         if ignore_https_errors():
             # Scrapy does not verify certificates, it warns on a mismatch: silence only that
             logging.getLogger("scrapy.core.downloader.tls").setLevel(logging.ERROR)
-        cfg = config_of(settings)
+        cfg = crawl_config(self.crawler)
         lv = cfg.liveness
         policies = [lv.default_policy, lv.gov_policy, *lv.per_host.values()]
         network_handler = "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"
@@ -76,4 +87,5 @@ class SvAddon:
         for name, value in derived.items():
             settings.set(name, value, priority=PRIORITY)
         # a crawl not started by `scrapy crawl` (which chose before Scrapy's log began) is quiet too
-        log_to_file(settings, settings.get("SV_JOB", ""))
+        run = find_run(self.crawler)
+        log_to_file(settings, settings.get("SV_JOB", ""), run.runtime.clock if run else None)

@@ -1,9 +1,11 @@
-"""One crawl's state, held by the crawler: the ``Run`` (store, run id, claims by URL, output
-paths, progress counters).
+"""One crawl's state, held by the crawler: the ``Run`` (config and clock, store, run id, claims
+by URL, output paths, the output folder's lock, progress counters).
 
 The spider's ``from_crawler`` creates it once from the arguments (``ClaimSpider.open_run``)
 and ``attach``-es it to the crawler; every component finds it with ``run_of(crawler)``, typed,
-instead of reading attributes off the spider.
+instead of reading attributes off the spider. ``_RUNS`` is the package's one module-level
+registry (``tests/test_no_module_state.py``): what lives as long as a crawl lives here, so two
+crawls in one process share nothing.
 """
 
 from __future__ import annotations
@@ -15,15 +17,17 @@ from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from sv_scrapy.core.claims.record import ClaimRecord
+from sv_scrapy.runtime import Runtime, config_of
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from sv_scrapy.changedsince import ChangeCheck
+    from sv_scrapy.config import Config
     from sv_scrapy.core.audit.reviewfile import Review
+    from sv_scrapy.core.audit.runlock import RunLock
     from sv_scrapy.core.audit.store import ContentStore
     from sv_scrapy.core.audit.storeformat import Migration
-    from sv_scrapy.runtime import Runtime
 
 
 @dataclass
@@ -45,6 +49,7 @@ class Run:
     change_failures: int = 0  # its failing findings, once written: exit 3 (sv_scrapy.core.errors.FindingsInChange)
     corpus_index: list[tuple[str, str]] = field(default_factory=list)  # a part's whole corpus: (claim id, host)
     pages_done: Counter[str] = field(default_factory=Counter)  # fetch_status (or "journal") -> pages
+    lock: RunLock | None = None  # the output folder's, taken by preflight; let go by ``finish``
     by_url: dict[str, list[ClaimRecord]] = field(init=False)  # the claims citing each URL, one request each
 
     def __post_init__(self) -> None:
@@ -73,6 +78,23 @@ def attach(crawler: Crawler, run: Run) -> Run:
 
 def find_run(crawler: Crawler) -> Run | None:
     return _RUNS.get(crawler)
+
+
+def crawl_config(crawler: Crawler) -> Config:
+    """The crawl's config: the run's, loaded once when it started; a crawl with no run (``scrapy
+    fetch``, ``scrapy shell``) loads ``SV_CONFIG_DIR`` when a component asks."""
+    run = _RUNS.get(crawler)
+    if run is not None:
+        return run.runtime.config
+    return config_of(crawler.settings)
+
+
+def finish(crawler: Crawler) -> None:
+    """The crawl has written everything it will: the output folder goes to the next run (in this
+    process or another). Once more, or with no run, is a no-op."""
+    run = _RUNS.get(crawler)
+    if run is not None and run.lock is not None:
+        run.lock.release()
 
 
 def run_of(crawler: Crawler) -> Run:

@@ -37,9 +37,8 @@ from sv_scrapy.core.page.ocr import OcrSettings, OcrText, OcrUnavailable, instal
 from sv_scrapy.core.page.pagerecord import FetchFailure
 from sv_scrapy.core.page.reader import Reading, ReadLimits, ScanReader, read_body, slow_to_read
 from sv_scrapy.core.page.text import raw_hash
-from sv_scrapy.crawlstate import find_run
+from sv_scrapy.crawlstate import crawl_config, find_run
 from sv_scrapy.extensions.outcome import stop_for_output
-from sv_scrapy.runtime import config_of
 
 if TYPE_CHECKING:
     from typing import Self
@@ -83,7 +82,7 @@ class Journey:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        config = config_of(crawler.settings)
+        config = crawl_config(crawler)
         pdf = config.pdf
         ocr = OcrSettings(
             command=crawler.settings.get("SV_TESSERACT") or "tesseract", languages=pdf.ocr_languages,

@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING
 
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from sv_scrapy.runtime import process_clock
+from sv_scrapy.runtime import new_clock
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
+
+    from sv_scrapy.core.clock import Clock
 
 QUIET_JOBS = ("audit",)  # by SV_JOB: the spiders a timer runs with nobody watching
 FORMAT = "%(asctime)s [%(name)s] %(levelname)s: %(message)s"
@@ -35,14 +37,15 @@ def user_chose_logging(settings: Settings) -> bool:
             or (settings.getpriority("LOG_LEVEL") or 0) > SETTINGS_PRIORITIES["project"])
 
 
-def log_to_file(settings: Settings, job: str) -> Path | None:
+def log_to_file(settings: Settings, job: str, clock: Clock | None = None) -> Path | None:
     """Point ``LOG_FILE`` at ``<SV_OUTPUT_DIR>/logs/<job>-<UTC time>.log`` for a quiet job; None
     when the user chose logging options, the job is not quiet, or the folder cannot be made
     (the console keeps everything). The crawl command asks before Scrapy starts the process's
-    log, the add-on for a crawl started any other way."""
+    log, the add-on for a crawl started any other way; ``clock`` is the run's (a script asking
+    before its crawl has none yet: the time is now, by ``SV_NOW``)."""
     if job not in QUIET_JOBS or user_chose_logging(settings):
         return None
-    path = Path(settings["SV_OUTPUT_DIR"]) / LOGS_FOLDER / f"{job}-{process_clock().stamp()}.log"
+    path = Path(settings["SV_OUTPUT_DIR"]) / LOGS_FOLDER / f"{job}-{(clock or new_clock()).stamp()}.log"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:

@@ -144,9 +144,6 @@ ENTRIES: tuple[Entry, ...] = (
     # -- Scrapy settings (``-s NAME=VALUE``)
     _setting("SV_JOB", "(worklist | audit)", "",
              "Set by each spider: switches its job's pipelines on (never set by hand).", spec=Str()),
-    _setting("SV_PREFLIGHT_DONE", "bool", False,
-             "Set by `scrapy crawl` once it ran the spider's checks; any other start has the spider run them "
-             "(never set by hand)."),
     _setting("SV_PROGRESS_INTERVAL", "number >= 0", 5.0, "Seconds between progress lines on stderr (0: none).",
              spec=NUM),
     _setting("SV_REQ_PER_SEC", "number >= 0", None,

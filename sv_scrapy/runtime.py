@@ -22,16 +22,10 @@ from sv_scrapy.registry import NUMERIC_SETTINGS, SETTING, entry, env
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
 
-_CLOCKS: dict[str, Clock] = {}
-
-
-def process_clock() -> Clock:
-    """This process's clock, from ``SV_NOW`` (read once per value: the clock starts when first
-    asked and runs on from there); a malformed ``SV_NOW`` raises ``ArgumentError`` (exit 2)."""
-    raw = env("SV_NOW")
-    if raw not in _CLOCKS:
-        _CLOCKS[raw] = clock_from(raw)
-    return _CLOCKS[raw]
+def new_clock() -> Clock:
+    """A new run's clock, from ``SV_NOW`` (it starts now and runs on from there): a run asks once
+    and hands it down (``Runtime.clock``); a malformed ``SV_NOW`` raises ``ArgumentError`` (exit 2)."""
+    return clock_from(env("SV_NOW"))
 
 
 @dataclass(frozen=True)
@@ -39,7 +33,7 @@ class Runtime:
     config: Config
     corpus_root: Path
     output_dir: Path
-    clock: Clock = field(default_factory=process_clock)  # the one clock of every date the run writes
+    clock: Clock = field(default_factory=new_clock)  # the one clock of every date the run writes
 
     def extract_options(
         self, *, include_secondary: bool = False, country: str | None = None, section: str | None = None
@@ -65,21 +59,11 @@ def ignore_https_errors() -> bool:
     return env("SV_IGNORE_HTTPS_ERRORS").strip().lower() in ("1", "true", "yes")
 
 
-_CACHE: dict[str, Config] = {}
-
-
-def load_cached(config_dir: str | Path) -> Config:
-    """``load_config`` once per folder and process: every component asks, one read happens."""
-    key = str(Path(config_dir).resolve())
-    if key not in _CACHE:
-        _CACHE[key] = load_config(Path(config_dir))
-    return _CACHE[key]
-
-
 def config_of(settings: Mapping[str, Any]) -> Config:
-    """The one road to the typed config for every component, the add-on and the spiders:
-    ``SV_CONFIG_DIR``'s files, loaded and checked once per folder and process (one crawl)."""
-    return load_cached(settings["SV_CONFIG_DIR"])
+    """The one road to the typed config: ``SV_CONFIG_DIR``'s files, loaded and checked. A run
+    loads it once (``resolve``) and hands it down; a crawl's components take the run's
+    (``crawlstate.crawl_config``)."""
+    return load_config(Path(settings["SV_CONFIG_DIR"]))
 
 
 def page_rules(config: Config) -> PageRules:
@@ -94,8 +78,9 @@ def page_rules(config: Config) -> PageRules:
 
 
 def resolve(settings: Mapping[str, Any]) -> Runtime:
-    """Load ``SV_CONFIG_DIR``, check ``SV_CORPUS_ROOT`` and ``SV_NOW``; raise an ``SvError`` subclass."""
-    clock = process_clock()
+    """A run's start: load ``SV_CONFIG_DIR``, check ``SV_CORPUS_ROOT`` and ``SV_NOW`` (its clock
+    starts here); raise an ``SvError`` subclass."""
+    clock = new_clock()
     config = config_of(settings)
     corpus_root = Path(settings["SV_CORPUS_ROOT"])
     if not corpus_root.is_dir():

@@ -68,9 +68,6 @@ ITEM_PIPELINES = {
     "sv_scrapy.pipelines.audit.AuditExportPipeline": 910,
 }
 SV_JOB = ""
-# set by `scrapy crawl` once it ran the spider's checks before Scrapy's log started; any other
-# start (scrapyd's runner goes through `scrapy crawl`; a script, a test) has the spider run them
-SV_PREFLIGHT_DONE = False
 REMOTE_CONTROL_ENABLED = False
 
 COOKIES_ENABLED = False  # every fetch stands alone; no session state between pages

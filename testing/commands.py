@@ -43,17 +43,13 @@ def run_scrapy(*args: str, env: Mapping[str, str] | None = None, cwd: Path = PRO
 def environment(env: Mapping[str, str] | None) -> Iterator[None]:
     """The process environment is the clean one plus ``env`` until the block ends, as a new
     process would see it: the settings module reads ``SV_*`` when imported, so it is read again
-    on each side, and the process's clock (``SV_NOW``: it starts when first asked) starts anew."""
-    import sv_scrapy.runtime
+    on each side."""
     import sv_scrapy.settings
 
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(clean_env(env))
     importlib.reload(sv_scrapy.settings)
-    clocks = getattr(sv_scrapy.runtime, "_CLOCKS", None)  # the process's clocks, by SV_NOW
-    if isinstance(clocks, dict):
-        clocks.clear()
     try:
         yield
     finally:
@@ -69,9 +65,6 @@ def scrapy_in_process(*args: str, env: Mapping[str, str] | None = None,
     process start."""
     from scrapy.cmdline import execute
 
-    import sv_scrapy.settings
-    from sv_scrapy.core.audit.runlock import release
-
     out, err = io.StringIO(), io.StringIO()
     code: int | str | None = 0
     with environment(env), contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -79,9 +72,8 @@ def scrapy_in_process(*args: str, env: Mapping[str, str] | None = None,
             execute(["scrapy", *args])
         except SystemExit as exc:
             code = exc.code
-        finally:  # as the command's process would when it ends: the output folder's lock goes,
-            release(Path(sv_scrapy.settings.SV_OUTPUT_DIR))
-            with warnings.catch_warnings():  # and the sockets its API client left open are closed
+        finally:  # as the command's process would when it ends: the sockets its API client left open are closed
+            with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ResourceWarning)
                 gc.collect()
     returncode = code if isinstance(code, int) else (0 if code is None else 1)

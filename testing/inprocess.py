@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scrapy.crawler import CrawlerRunner
+from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.settings import Settings
 from scrapy.utils.reactor import install_reactor, is_reactor_installed
 
-from sv_scrapy.core.audit.runlock import release
+from sv_scrapy.crawlstate import finish
 from sv_scrapy.extensions.outcome import exit_status
 from sv_scrapy.quietlog import ConsoleFilter
 from testing.commands import environment
@@ -127,6 +127,7 @@ def crawl_in_process(spider: str, *, corpus: Path, config: Path, output: Path, p
     logging.root.addHandler(lines)
     logging.root.setLevel(logging.INFO)  # as Scrapy's LOG_LEVEL would, had it configured the process's log
     refused: SvError | None = None
+    crawler: Crawler | None = None
     try:
         with environment({**proxy_env, "SV_IGNORE_HTTPS_ERRORS": "1", **(extra_env or {})}), \
                 contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -147,7 +148,8 @@ def crawl_in_process(spider: str, *, corpus: Path, config: Path, output: Path, p
     finally:
         logging.root.removeHandler(lines)
         logging.root.setLevel(level)
-        release(output)  # as the end of a `scrapy crawl` process would: the next command may take it
+        if crawler is not None:  # a crawl that stopped before its end: the next one may take the folder
+            finish(crawler)
     stderr = "".join(f"{line}\n" for line in lines.console) + err.getvalue()
     if refused is not None:
         return InProcessCrawl(refused.exit_code, str(refused), output, out.getvalue(), stderr, lines.lines)

@@ -15,13 +15,22 @@ PAGE = "https://www.impots.gouv.fr/taux"
 WARNING = "This run's clock (2027-01-01T03:00:00+00:00) is earlier than the previous audit's finish (2027-03-01T03:00"
 
 
-def test_a_clock_behind_the_previous_audit_is_said_once(tmp_path: Path) -> None:
+def one_page(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A one-claim corpus citing ``PAGE``, its config and its output folder."""
     config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
-    out = tmp_path / "out"
     corpus = write_corpus(tmp_path / "corpus", {"countries/fr/p.md": f"# France\n\n- Duty 5.81 % ([taux]({PAGE}))\n"})
+    return config, corpus, tmp_path / "out"
+
+
+def serve_page(web: MockWeb) -> None:
+    web.route(PAGE, Route(body="<html><body>" + "Le taux est de 5,81 %. " * 20 + "</body></html>"))
+
+
+def test_a_clock_behind_the_previous_audit_is_said_once(tmp_path: Path) -> None:
+    config, corpus, out = one_page(tmp_path)
     runs = []
     with MockWeb() as web:
-        web.route(PAGE, Route(body="<html><body>" + "Le taux est de 5,81 %. " * 20 + "</body></html>"))
+        serve_page(web)
         for now in ("2027-02-01T03:00:00Z", "2027-03-01T03:00:00Z", "2027-01-01T03:00:00Z"):
             result = crawl_in_process("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(),
                            extra_env={"SV_NOW": now})

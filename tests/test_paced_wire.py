@@ -21,9 +21,10 @@ from scrapy.settings import Settings
 from scrapy.signalmanager import SignalManager
 from scrapy.statscollectors import MemoryStatsCollector
 
+from sv_scrapy.config import load_config
 from sv_scrapy.core.politeness import HostFloors, Pacer
 from sv_scrapy.downloadhandlers.paced import PacedDownloadHandler
-from sv_scrapy.runtime import PROJECT_DIR, load_cached
+from sv_scrapy.runtime import PROJECT_DIR
 
 pytestmark = pytest.mark.pacing
 
@@ -58,7 +59,7 @@ class TwistedLikeHandler:
 
 
 def handler(inner: TwistedLikeHandler) -> PacedDownloadHandler:
-    cfg = load_cached(PROJECT_DIR / "config")
+    cfg = load_config(PROJECT_DIR / "config")
     crawler: Any = SimpleNamespace(signals=SignalManager(), settings=Settings(), stats=None, spider=None)
     crawler.stats = MemoryStatsCollector(crawler)
     return PacedDownloadHandler(crawler, inner, Pacer(HostFloors(cfg.liveness, cfg.hosts), min_gap=MIN_GAP))

@@ -15,6 +15,7 @@ import pytest
 
 from sv_scrapy.commands.verify import Command
 from sv_scrapy.config import load_config
+from sv_scrapy.core.clock import clock_from
 from testing.mockweb.anthropic_stub import AnthropicStub
 from testing.mockweb.pdfgen import scanned_pdf
 
@@ -205,7 +206,7 @@ def test_a_report_is_never_overwritten_within_the_second(tmp_path: Path) -> None
            "usage": {"calls": 0, "prompt_tokens": 0, "input_tokens": 0, "cache_write_5m_tokens": 0,
                      "cache_write_1h_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0},
            "estimate": {"cost_usd": 0.0}, "partial": False, "verdicts": []}
-    paths = {Command().write_report(tmp_path / "out", "xx", doc) for _ in range(3)}
+    paths = {Command().write_report(tmp_path / "out", "xx", doc, clock_from("")) for _ in range(3)}
     assert len(paths) == 3 and all(p.is_file() and p.with_suffix(".json").is_file() for p in paths)
 
 

@@ -24,7 +24,7 @@ from sv_scrapy.core.errors import SvError
 from sv_scrapy.extensions.monitor import record_outcome, start_failed
 from sv_scrapy.extensions.outcome import exit_status, judged
 from sv_scrapy.quietlog import add_console, is_quiet, log_to_file
-from sv_scrapy.spiders.base import PREFLIGHT_DONE, ClaimSpider, job_of
+from sv_scrapy.spiders.base import PREFLIGHT, ClaimSpider, Preflight, job_of
 
 if TYPE_CHECKING:
     import argparse
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 class Command(ScrapyCrawlCommand):
     job = ""  # the spider's SV_JOB, once process_options found a claim spider
+    found: Preflight | None = None  # what its checks found, handed to the spider (its run's lock, clock, config)
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
@@ -49,12 +50,11 @@ class Command(ScrapyCrawlCommand):
             return
         self.job = job_of(spidercls)
         try:
-            spidercls.preflight(self.settings, opts.spargs)
+            self.found = spidercls.preflight(self.settings, opts.spargs)
         except SvError as exc:
             start_failed(self.settings, args[0], self.job, exc)
             sys.exit(exc.exit_code)
-        self.settings.set(PREFLIGHT_DONE, True, priority="cmdline")
-        log_to_file(self.settings, self.job)
+        log_to_file(self.settings, self.job, self.found.runtime.clock)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) != 1:
@@ -63,8 +63,11 @@ class Command(ScrapyCrawlCommand):
         if is_quiet(self.settings, self.job):
             add_console(args[0])  # before the spider is made: its start-up lines (resume, skipped) reach it
         crawler = self._create_crawler(args[0])
-        self.crawler_process.crawl(crawler, **opts.spargs)
+        handed = {PREFLIGHT: self.found} if self.found is not None else {}
+        self.crawler_process.crawl(crawler, **opts.spargs, **handed)
         self.crawler_process.start()
+        if self.found is not None:  # a crawl that never started never took it over
+            self.found.lock.release()
         self.exitcode, failure = exit_status(crawler)
         if failure:
             print(f"scrapy crawl {args[0]}: error: {failure}", file=sys.stderr)

@@ -37,7 +37,7 @@ from sv_scrapy.spiders.audit import AuditSpider
 if TYPE_CHECKING:
     import argparse
 
-    from sv_scrapy.core.audit.merge import Judgement
+    from sv_scrapy.core.audit.merge import Judgement, PartFolder
     from sv_scrapy.runtime import Runtime
 
 
@@ -71,7 +71,10 @@ class Command(SvCommand):
         rt = self.runtime()
         if out.resolve() in {f.resolve() for f in folders}:
             raise ArgumentError(f"--into {out}: one of the parts; merge into a folder of its own")
-        acquire(out, "scrapy merge", rt.clock.iso())
+        with acquire(out, "scrapy merge", rt.clock.iso()):  # let go once the merge is written (or failed)
+            return self.merge_locked(parts, out, ci, rt)
+
+    def merge_locked(self, parts: list[PartFolder], out: Path, ci: bool, rt: Runtime) -> int:
         judgement = judge(parts)
         base = (judgement.merged[0] if judgement.merged else parts[0]).store
         memory = ContentStore(base, rt.clock)

@@ -163,10 +163,11 @@ class Command(SvCommand):
                 raise ArgumentError(f"{item['id']}: shows {', '.join(shown) or 'no finding'} in {audit}, "
                                     f"not {missing[0] if missing else 'a finding to review'}")
             new += [new_review(item, f, decision, reason, today, until, opts.reviewer or "") for f in wanted]
-        acquire(rt.output_dir, "scrapy review", rt.clock.iso())  # taken: LockHeld, exit 75, nothing written
-        existing = reviewfile.load(rt.config.config_dir)  # read whole, or one line and nothing written
-        merged, replaced = reviewfile.merged(existing, new)
-        path = reviewfile.save(rt.config.config_dir, merged)
+        # taken: LockHeld, exit 75, nothing written; let go once the file is written
+        with acquire(rt.output_dir, "scrapy review", rt.clock.iso()):
+            existing = reviewfile.load(rt.config.config_dir)  # read whole, or one line and nothing written
+            merged, replaced = reviewfile.merged(existing, new)
+            path = reviewfile.save(rt.config.config_dir, merged)
         for review in new:
             print(f"recorded: {review.claim} {review.finding} as {review.decision} on {review.date}"
                   + (f" until {review.until}" if review.until else "")

@@ -42,10 +42,12 @@ from sv_scrapy.llm.report import render_verify_markdown
 from sv_scrapy.llm.settings import for_model, model_entry
 from sv_scrapy.llm.thenevidence import then_excerpt
 from sv_scrapy.registry import env
-from sv_scrapy.runtime import Runtime, process_clock
+from sv_scrapy.runtime import Runtime
 
 if TYPE_CHECKING:
     import argparse
+
+    from sv_scrapy.core.clock import Clock
 
 
 def log(message: str) -> None:
@@ -289,7 +291,7 @@ class Command(SvCommand):
         delete_files(calls.client, uploaded)
         doc, all_failed = document(calls, chosen, [self.verdict(item, calls.plan, outcomes) for item in chosen.items],
                                    outcomes, gate, est, rt.clock.iso())
-        return verify_exit(doc, self.write_report(rt.output_dir, chosen.scope, doc), all_failed)
+        return verify_exit(doc, self.write_report(rt.output_dir, chosen.scope, doc, rt.clock), all_failed)
 
     def send(self, calls: Calls, sizes: dict[str, int], gate: Gate, llm: Any, output_dir: Path,
              source: dict[str, Any], resume: str | None) -> dict[str, Outcome] | None:
@@ -338,12 +340,12 @@ class Command(SvCommand):
     def reports_dir(output_dir: Path) -> Path:
         return reports_dir(output_dir)
 
-    def write_report(self, output_dir: Path, scope: str, doc: dict[str, Any]) -> Path:
+    def write_report(self, output_dir: Path, scope: str, doc: dict[str, Any], clock: Clock) -> Path:
         """``source-verify-<scope>-<YYYYMMDD-HHMMSS>.md`` + ``.json``; never an existing one."""
         slug = re.sub(r"[^A-Za-z0-9_-]+", "-", str(scope)).strip("-") or "all"
         folder = self.reports_dir(output_dir)
         folder.mkdir(parents=True, exist_ok=True)
-        stamp = process_clock().stamp()
+        stamp = clock.stamp()
         for n in range(1, 1000):
             base = folder / f"source-verify-{slug}-{stamp}{'' if n == 1 else f'-{n}'}"
             try:  # reserve the name: a second run in the same second takes the next one

@@ -16,7 +16,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.httpobj import urlparse_cached
 
 from sv_scrapy.core.page.safety import address_reason, refusal_reason
-from sv_scrapy.runtime import config_of
+from sv_scrapy.crawlstate import crawl_config
 
 if TYPE_CHECKING:
     from typing import Self
@@ -37,7 +37,7 @@ class TargetGuardMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler, config_of(crawler.settings).liveness.excluded_hosts)
+        return cls(crawler, crawl_config(crawler).liveness.excluded_hosts)
 
     async def process_request(self, request: Request) -> None:
         reason = refusal_reason(request.url, self.excluded)

@@ -17,8 +17,8 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from sv_scrapy.core.policy import Liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, backoff_seconds, parse_retry_after
+from sv_scrapy.crawlstate import crawl_config
 from sv_scrapy.downloadhandlers.paced import HOLD_HOST, NOT_BEFORE
-from sv_scrapy.runtime import config_of
 
 RETRY_AFTER_REFUSED = "sv_retry_after_refused"  # meta: the Retry-After (seconds) not waited for
 
@@ -37,7 +37,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         mw = super().from_crawler(crawler)
-        mw.liveness = config_of(crawler.settings).liveness
+        mw.liveness = crawl_config(crawler).liveness
         mw.rng = random.Random()
         return mw
 

@@ -38,9 +38,8 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from sv_scrapy import signals as sv_signals
 from sv_scrapy.core.audit.parts import part_of, shared_liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, HostFloors, Pacer, parse_retry_after
-from sv_scrapy.crawlstate import find_run
+from sv_scrapy.crawlstate import crawl_config, find_run
 from sv_scrapy.registry import setting_default
-from sv_scrapy.runtime import config_of
 
 if TYPE_CHECKING:
     from typing import Self
@@ -159,7 +158,7 @@ class PacedDownloadHandler:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         settings = crawler.settings
-        cfg = config_of(settings)
+        cfg = crawl_config(crawler)
         # a part of N on one address: a Nth of the global cap and of the archive's floor each
         run = find_run(crawler)
         sharing = 1 if run is None or settings.getbool("SV_PARTS_SEPARATE_MACHINES") else part_of(run.params).count

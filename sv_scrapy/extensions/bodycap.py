@@ -15,7 +15,7 @@ from scrapy.exceptions import StopDownload
 from scrapy.utils.httpobj import urlparse_cached
 
 from sv_scrapy.core.page.pdf import PDF_MAGIC
-from sv_scrapy.runtime import config_of
+from sv_scrapy.crawlstate import crawl_config
 
 if TYPE_CHECKING:
     from typing import Self
@@ -39,7 +39,7 @@ class BodyCapExtension:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        cfg = config_of(crawler.settings)
+        cfg = crawl_config(crawler)
         return cls(crawler, cfg.fetch.max_body_bytes, cfg.pdf.max_bytes, cfg.fetch.binary_content_prefixes)
 
     def headers_received(self, headers: Headers, body_length: int, request: Request, spider: object = None) -> None:

@@ -21,12 +21,12 @@ from scrapy.exceptions import NotConfigured
 
 from sv_scrapy.core.atomic import append_lines
 from sv_scrapy.core.errors import FindingsInChange, LockHeld, OutputError, SvError
-from sv_scrapy.crawlstate import find_run
+from sv_scrapy.crawlstate import find_run, finish
 from sv_scrapy.extensions.outcome import record_exit, run_failure
 from sv_scrapy.ops.heartbeat import Heartbeat
 from sv_scrapy.ops.monitor import AuditMonitor, healthcheck_url
 from sv_scrapy.quietlog import add_console, guard_log_files, is_quiet
-from sv_scrapy.runtime import process_clock
+from sv_scrapy.runtime import new_clock
 
 if TYPE_CHECKING:
     from typing import Self
@@ -81,7 +81,8 @@ class MonitorExtension:
             raise NotConfigured("not one of sv_scrapy's claim jobs")
         self.monitor: AuditMonitor | None = None
         if job in MONITORED_JOBS:
-            self.monitor = AuditMonitor.from_settings(crawler.settings, process_clock())
+            run = find_run(crawler)  # made by the spider, before the extensions: its clock
+            self.monitor = AuditMonitor.from_settings(crawler.settings, run.runtime.clock if run else new_clock())
             self.monitor.start()
         self.console = add_console(self.name) if is_quiet(crawler.settings, job) else None
         crawler.signals.connect(self.engine_started, signal=signals.engine_started)
@@ -108,3 +109,4 @@ class MonitorExtension:
         record_outcome(self.crawler.settings, code, failure)
         if self.console is not None:
             logging.root.removeHandler(self.console)
+        finish(self.crawler)  # the run's last word is written: its output folder is free

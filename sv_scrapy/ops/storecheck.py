@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sv_scrapy.core.audit.storeformat import survey
 from sv_scrapy.core.errors import SvError
-from sv_scrapy.runtime import process_clock
+from sv_scrapy.runtime import new_clock
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
         print("storecheck: error: usage: python -m sv_scrapy.ops.storecheck STORE_DIR", file=sys.stderr)
         return 2
     try:
-        result = survey(Path(args[0]), process_clock())
+        result = survey(Path(args[0]), new_clock())
     except SvError as exc:  # no such folder, or a newer release's store (StoreFormatError)
         print(f"storecheck: error: {exc}", file=sys.stderr)
         return 2

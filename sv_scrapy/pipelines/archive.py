@@ -47,11 +47,11 @@ from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome, body_to_read, f
 from sv_scrapy.core.page.reader import Reading
 from sv_scrapy.core.page.text import content_hash
 from sv_scrapy.core.report.auditdoc import priority
-from sv_scrapy.crawlstate import run_of
+from sv_scrapy.crawlstate import crawl_config, run_of
 from sv_scrapy.extensions.outcome import stop_for_output
 from sv_scrapy.journey import Fetch, Journey, journey_of
 from sv_scrapy.pipelines import JobPipeline
-from sv_scrapy.runtime import config_of, page_rules
+from sv_scrapy.runtime import page_rules
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -74,7 +74,7 @@ class Lookup:
 def archive_inputs(crawler: Crawler) -> tuple[dict[str, dict[str, Any]], bool, dict[str, Any]]:
     """What the audit's finish needs of then and now (``core.report.finish``): each looked-up
     claim's capture outcome, whether the archive is on, and the archive's counts so far."""
-    cfg = config_of(crawler.settings).archive
+    cfg = crawl_config(crawler).archive
     stats = crawler.stats
     counts: dict[str, Any] = {"enabled": cfg.enabled, "max_lookups": cfg.max_lookups}
     for key in ("lookups", "cdx_requests", "cdx_cached", "captures_read", "captures_cached", "errors", "skipped"):
@@ -88,7 +88,7 @@ class ArchivePipeline(JobPipeline):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        config = config_of(crawler.settings)
+        config = crawl_config(crawler)
         self.settings = config.archive
         self.rules = page_rules(config)
         self.weights = config.sampling.weights

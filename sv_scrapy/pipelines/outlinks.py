@@ -31,10 +31,10 @@ from sv_scrapy.core.page.outlinks import (
 )
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT
 from sv_scrapy.core.page.text import decode_body
-from sv_scrapy.crawlstate import find_run
+from sv_scrapy.crawlstate import crawl_config, find_run
 from sv_scrapy.extensions.outcome import stop_for_output
 from sv_scrapy.journey import journey_of
-from sv_scrapy.runtime import config_of, page_rules
+from sv_scrapy.runtime import page_rules
 
 if TYPE_CHECKING:
     from typing import Self
@@ -86,7 +86,7 @@ class _Outlinks:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler, config_of(crawler.settings))
+        return cls(crawler, crawl_config(crawler))
 
     @staticmethod
     def _html_page(page: ItemAdapter) -> bool:

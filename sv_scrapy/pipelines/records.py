@@ -9,8 +9,8 @@ from itemadapter import ItemAdapter
 
 from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.page.pagerecord import page_records
-from sv_scrapy.crawlstate import run_of
-from sv_scrapy.runtime import config_of, page_rules
+from sv_scrapy.crawlstate import crawl_config, run_of
+from sv_scrapy.runtime import page_rules
 
 if TYPE_CHECKING:
     from typing import Self
@@ -29,7 +29,7 @@ class RecordsPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler, page_rules(config_of(crawler.settings)))
+        return cls(crawler, page_rules(crawl_config(crawler)))
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)

@@ -29,8 +29,8 @@ from sv_scrapy.core.page.pagerecord import Fetched
 from sv_scrapy.crawlstate import Run
 from sv_scrapy.items import PageItem
 from sv_scrapy.registry import env
-from sv_scrapy.runtime import PROJECT_DIR, Runtime, resolve
-from sv_scrapy.spiders.base import ClaimSpider
+from sv_scrapy.runtime import PROJECT_DIR, Runtime
+from sv_scrapy.spiders.base import ClaimSpider, Preflight
 
 
 class AuditSpider(ClaimSpider):
@@ -55,11 +55,12 @@ class AuditSpider(ClaimSpider):
             "part": str(parse_part(raw["part"])) if "part" in raw else None,
         }
 
-    def open_run(self, rt: Runtime, params: dict[str, Any]) -> Run:
+    def open_run(self, found: Preflight) -> Run:
+        rt, params = found.runtime, found.params
         extraction = self.extract(rt, params)
         for problem in extraction.skipped:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
-        store, migration = self.open_store(rt)
+        store, migration = self.open_store(found)
         part = part_of(params)
         claims = [c.as_dict() for c in extraction.claims]
         if not part.whole:  # sites a redirect joined last month stay in one part (core.audit.parts)
@@ -89,9 +90,8 @@ class AuditSpider(ClaimSpider):
             reviews=reviewfile.load(rt.config.config_dir))
 
     @classmethod
-    def preflight(cls, settings: Mapping[str, Any], raw: Mapping[str, Any]) -> None:
-        super().preflight(settings, raw)
-        reviewfile.load(resolve(settings).config.config_dir)  # a bad reviewed-findings file: one line, exit 2
+    def check_run(cls, rt: Runtime, params: Mapping[str, Any]) -> None:
+        reviewfile.load(rt.config.config_dir)  # a bad reviewed-findings file: one line, exit 2
 
     @staticmethod
     def report_dir_for(settings: Mapping[str, Any], output_dir: Path, ci: bool) -> Path:

@@ -1,14 +1,16 @@
 """What the worklist and audit spiders share: claims -> one request per URL -> PageItems.
 
 Spiders only fetch and hand pages on; reading, hashing and judging happen in pipelines.
-Arguments are validated by ``parse_arguments`` (also called by ``scrapy crawl`` before the
-crawler starts, so a bad ``-a`` is one line and exit 2).
+Arguments are validated by ``parse_arguments`` in ``preflight`` (called by ``scrapy crawl``
+before the crawler starts, so a bad ``-a`` is one line and exit 2; by ``from_crawler`` for a
+crawl started any other way). What preflight found rides to the spider as an argument.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
@@ -19,7 +21,7 @@ from sv_scrapy.answers import HANDLED_STATUSES, describe_failure, failed_request
 from sv_scrapy.codeerror import is_code_error, report_code_error
 from sv_scrapy.core.atomic import check_writable
 from sv_scrapy.core.audit.past import PagePast
-from sv_scrapy.core.audit.runlock import acquire
+from sv_scrapy.core.audit.runlock import RunLock, acquire
 from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.audit.storeformat import Migration, check_format, migrate
 from sv_scrapy.core.claims.claims import Extraction, extract_corpus, unknown_scope
@@ -42,10 +44,19 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from twisted.python.failure import Failure
 
-PREFLIGHT_DONE = "SV_PREFLIGHT_DONE"  # scrapy crawl ran the checks before Scrapy's log started
+# the spider argument that hands preflight's findings from `scrapy crawl` to the spider ("_": a
+# runner's own, never a user's -a)
+PREFLIGHT = "_sv_preflight"
 
-# what preflight's migration found, for the crawl of the same process (by store folder)
-_MIGRATIONS: dict[Path, Migration] = {}
+
+@dataclass(frozen=True)
+class Preflight:
+    """What a crawl's checks found, for its ``Run``: the runtime (config, clock), the arguments
+    parsed, the output folder's lock, and what opening the store found (a migration, if any)."""
+    runtime: Runtime
+    params: dict[str, Any]
+    lock: RunLock
+    migration: Migration
 
 
 def job_of(spidercls: type[scrapy.Spider]) -> str:
@@ -77,17 +88,24 @@ class ClaimSpider(scrapy.Spider):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
-        if not crawler.settings.getbool(PREFLIGHT_DONE):  # started by scrapyd, a script, a test
+        found: Preflight | None = kwargs.pop(PREFLIGHT, None)
+        if found is None:  # started by scrapyd, a script, a test: the checks run here
             try:
-                cls.preflight(crawler.settings, kwargs)
+                found = cls.preflight(crawler.settings, kwargs)
             except SvError as exc:
                 start_failed(crawler.settings, cls.name, job_of(cls), exc)
                 raise
-        spider = super().from_crawler(crawler, *args, **kwargs)
-        attach(crawler, spider.open_run(resolve(crawler.settings), cls.parse_arguments(kwargs)))
+        try:
+            spider = super().from_crawler(crawler, *args, **kwargs)
+            run = spider.open_run(found)
+        except BaseException:
+            found.lock.release()  # no crawl: nothing of it will write
+            raise
+        run.lock = found.lock  # the run holds it from here (crawlstate.finish lets it go)
+        attach(crawler, run)
         return spider
 
-    def open_run(self, rt: Runtime, params: dict[str, Any]) -> Run:  # pragma: no cover
+    def open_run(self, found: Preflight) -> Run:  # pragma: no cover
         """The crawl's ``Run``: its claims selected, its store opened (once, from ``from_crawler``)."""
         raise NotImplementedError
 
@@ -111,29 +129,38 @@ class ClaimSpider(scrapy.Spider):
         return extraction
 
     @classmethod
-    def preflight(cls, settings: Mapping[str, Any], raw: Mapping[str, Any]) -> None:
+    def preflight(cls, settings: Mapping[str, Any], raw: Mapping[str, Any]) -> Preflight:
         """Everything that can be wrong with the arguments, config, corpus or outputs, checked
         before the crawler starts; raises an ``SvError`` with one line. Then takes the output
-        folder's lock for this process (one writer at a time)."""
-        rt = resolve(settings)
+        folder's lock (one writer at a time) and migrates an older store, for the run to hold."""
+        rt = resolve(settings)  # the run's config and clock, from here on
         params = cls.parse_arguments(raw)
         check_settings(settings)
+        cls.check_run(rt, params)
         # the lock first: a run that finds it taken leaves at once and touches nothing
-        acquire(rt.output_dir, f"scrapy crawl {cls.name}", rt.clock.iso())
-        check_format(store_root(rt))  # a newer release's store: refused before anything is written
-        for folder, what in cls.output_folders(settings, rt, params):
-            check_writable(folder, what)
-        for warning in rt.config.warnings:
-            print(f"scrapy crawl {cls.name}: warning: {warning}", file=sys.stderr)
-        cls.extract(rt, params)
-        # under the lock, once everything else is known to be right: an older store is migrated
-        _MIGRATIONS[store_root(rt)] = migrate(store_root(rt), rt.clock)
+        lock = acquire(rt.output_dir, f"scrapy crawl {cls.name}", rt.clock.iso())
+        try:
+            check_format(store_root(rt))  # a newer release's store: refused before anything is written
+            for folder, what in cls.output_folders(settings, rt, params):
+                check_writable(folder, what)
+            for warning in rt.config.warnings:
+                print(f"scrapy crawl {cls.name}: warning: {warning}", file=sys.stderr)
+            cls.extract(rt, params)
+            # under the lock, once everything else is known to be right: an older store is migrated
+            return Preflight(rt, params, lock, migrate(store_root(rt), rt.clock))
+        except BaseException:
+            lock.release()  # refused: the folder stays free
+            raise
 
-    def open_store(self, rt: Runtime) -> tuple[ContentStore, Migration]:
-        """The run's content store, in the current format (migrated by ``preflight``; by this
-        when the crawl was started some other way), and what opening it found."""
+    @classmethod
+    def check_run(cls, rt: Runtime, params: Mapping[str, Any]) -> None:
+        """A spider's own checks of its arguments and inputs, before the lock: nothing is written yet."""
+
+    def open_store(self, found: Preflight) -> tuple[ContentStore, Migration]:
+        """The run's content store, in the current format (``preflight`` migrated it), and what
+        opening it found."""
+        rt, migration = found.runtime, found.migration
         root = store_root(rt)
-        migration = _MIGRATIONS.pop(root, None) or migrate(root, rt.clock)
         store = ContentStore(root, rt.clock)
         store.quarantined.extend(migration.quarantined)
         if migration.migrated:

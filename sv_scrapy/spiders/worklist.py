@@ -18,8 +18,8 @@ from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.corpusgit import resolve_revision
 from sv_scrapy.crawlstate import Run
 from sv_scrapy.registry import env
-from sv_scrapy.runtime import Runtime, process_clock, resolve
-from sv_scrapy.spiders.base import ClaimSpider
+from sv_scrapy.runtime import Runtime
+from sv_scrapy.spiders.base import ClaimSpider, Preflight
 
 
 class WorklistSpider(ClaimSpider):
@@ -51,28 +51,28 @@ class WorklistSpider(ClaimSpider):
             "sample": parse_int("-a sample=", raw["sample"]) if "sample" in raw else None,
             "include_secondary": parse_bool("-a include_secondary=", raw.get("include_secondary", "0")),
             "seed": parse_int("-a seed=", raw.get("seed", "1234")),
-            "as_of": (parse_date("-a as_of=", raw["as_of"]) if "as_of" in raw
-                      else process_clock().today()).isoformat(),
+            # absent: the run's today (open_run), from the clock preflight starts
+            "as_of": parse_date("-a as_of=", raw["as_of"]).isoformat() if "as_of" in raw else None,
             # the pull-request check: only the claims changed since this git revision
             "changed_since": str(raw["changed_since"]).strip() if "changed_since" in raw else None,
             "ci": parse_bool("-a ci=", raw.get("ci", "0")),
         }
 
     @classmethod
-    def preflight(cls, settings: Mapping[str, Any], raw: Mapping[str, Any]) -> None:
-        params = cls.parse_arguments(raw)
+    def check_run(cls, rt: Runtime, params: Mapping[str, Any]) -> None:
         if params["changed_since"] is not None:  # a bad revision leaves before the store is touched (exit 2)
-            resolve_revision(resolve(settings).corpus_root, params["changed_since"])
-        super().preflight(settings, raw)
+            resolve_revision(rt.corpus_root, params["changed_since"])
         if params["ci"]:  # the CI files are appended to at the end: proven appendable now
             for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
                 if path := env(name):
                     append_lines(path, [], f"${name}")
 
-    def open_run(self, rt: Runtime, params: dict[str, Any]) -> Run:
-        p = params
+    def open_run(self, found: Preflight) -> Run:
+        rt, p = found.runtime, found.params
+        if p["as_of"] is None:
+            p["as_of"] = rt.clock.today().isoformat()
         if p["changed_since"] is not None:
-            return self.open_change_check(rt, p)
+            return self.open_change_check(found)
         extraction = self.extract(rt, p)
         for problem in extraction.skipped:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
@@ -82,17 +82,18 @@ class WorklistSpider(ClaimSpider):
         p["sample"] = size
         p["claims_in_scope"] = len(extraction.claims)
         self.logger.info("selected %(n)d of %(total)d claims", {"n": len(chosen), "total": len(extraction.claims)})
-        store, migration = self.open_store(rt)
+        store, migration = self.open_store(found)
         return Run("worklist", rt, p, [c.as_dict() for c in chosen], store, rt.output_dir, store_format=migration)
 
-    def open_change_check(self, rt: Runtime, p: dict[str, Any]) -> Run:
+    def open_change_check(self, found: Preflight) -> Run:
         """Only the claims the change touched are fetched; moves and removals fetch nothing."""
+        rt, p = found.runtime, found.params
         check = check_changes(rt, p)
         p["changed_since_commit"] = check.revision.commit
         self.logger.info("changed since %(ref)s: %(n)d claim(s) to check, %(removed)d removed, %(moved)d moved",
                          {"ref": check.revision.commit[:12], "n": len(check.checked),
                           "removed": len(check.changes.removed), "moved": check.changes.moved})
-        store, migration = self.open_store(rt)
+        store, migration = self.open_store(found)
         run = Run("worklist", rt, p, [c.claim for c in check.checked], store, rt.output_dir, store_format=migration)
         run.change_check = check
         return run

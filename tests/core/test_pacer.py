@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from sv_scrapy.config import load_config
 from sv_scrapy.core.policy import HostPolicy
 from sv_scrapy.core.politeness import HostFloors, Pacer
-from sv_scrapy.runtime import PROJECT_DIR, load_cached
+from sv_scrapy.runtime import PROJECT_DIR
 
 
 def pacer(min_gap: float = 0.0) -> Pacer:
-    cfg = load_cached(PROJECT_DIR / "config")
+    cfg = load_config(PROJECT_DIR / "config")
     return Pacer(HostFloors(cfg.liveness, cfg.hosts), min_gap=min_gap, start_delay=0.5, max_delay=60.0)
 
 

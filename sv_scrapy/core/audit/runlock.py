@@ -3,6 +3,11 @@
 The kernel drops the lock when its process dies, however it dies, so a lock left by a
 killed run is simply free for the next one; what the file says (pid, command, start) is
 only there to name the holder to a run that finds it taken.
+
+The run that took the lock holds it (``crawlstate.Run.lock``, a command's ``with`` block) and
+lets it go when its outputs are written, so a process that runs one crawl after another (a
+script, the tests' in-process crawls) hands the folder on. A run asks once: a second ask opens
+the file again, and ``flock`` refuses it as it refuses another process.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 
 from sv_scrapy.core.errors import LockHeld, OutputError
 
@@ -24,23 +30,23 @@ LOCK_NAME = ".lock"
 class RunLock:
     path: Path
     fd: int
+    held: bool = True
 
     def release(self) -> None:
+        """Let the folder go (the run's outputs are written, or it failed); once more is a no-op."""
+        if not self.held:
+            return
+        self.held = False
         try:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
         finally:
             os.close(self.fd)
 
+    def __enter__(self) -> RunLock:
+        return self
 
-_HELD: dict[Path, RunLock] = {}  # one per folder and process; re-asking is a no-op
-
-
-def release(folder: Path) -> None:
-    """Let the folder's lock go before the process ends (a process that runs crawls one after
-    another, as the tests' in-process crawls do); not holding it is a no-op."""
-    lock = _HELD.pop(folder.resolve(), None)
-    if lock is not None:
-        lock.release()
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.release()
 
 
 def _holder(fd: int) -> str:
@@ -57,8 +63,6 @@ def acquire(folder: Path, command: str, started_at: str) -> RunLock:
     """Take the folder's lock or raise :class:`~sv_scrapy.core.errors.LockHeld` naming the holder (never waits);
     ``started_at`` (the run's clock) is what a second run is told."""
     folder = folder.resolve()
-    if folder in _HELD:
-        return _HELD[folder]
     path = folder / LOCK_NAME
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -75,5 +79,4 @@ def acquire(folder: Path, command: str, started_at: str) -> RunLock:
             "started_at": started_at}
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps(info).encode("utf-8"), 0)
-    lock = _HELD[folder] = RunLock(path, fd)
-    return lock
+    return RunLock(path, fd)
