@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -29,6 +30,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def project_copy(folder: Path) -> Path:
+    """What ``scrapyd-deploy`` builds the egg from, copied: each deploy builds in its own ``build/``
+    (two tests deploying at once from the checkout raced there), and the checkout stays clean."""
+    copy = folder / "project"
+    for name in ("setup.py", "scrapy.cfg"):
+        copy.mkdir(exist_ok=True)
+        shutil.copy2(PROJECT_DIR / name, copy / name)
+    shutil.copytree(PROJECT_DIR / "sv_scrapy", copy / "sv_scrapy", ignore=shutil.ignore_patterns("__pycache__"),
+                    dirs_exist_ok=True)
+    return copy
+
+
 def start_scrapyd(folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
     """A scrapyd of its own in ``folder`` on a free loopback port, the project deployed to it."""
     folder.mkdir(exist_ok=True)
@@ -49,7 +62,7 @@ def start_scrapyd(folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen[b
     else:
         proc.kill()
         pytest.fail("scrapyd did not start")
-    deploy = subprocess.run([str(BIN / "scrapyd-deploy"), "env", "-p", "sv_scrapy"], cwd=PROJECT_DIR,
+    deploy = subprocess.run([str(BIN / "scrapyd-deploy"), "env", "-p", "sv_scrapy"], cwd=project_copy(folder),
                             env={**env, "SCRAPYD_URL": base + "/"}, capture_output=True, text=True, timeout=180)
     assert deploy.returncode == 0 and '"status": "ok"' in deploy.stdout, deploy.stderr[-2000:] + deploy.stdout
     return proc, base
