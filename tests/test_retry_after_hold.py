@@ -16,8 +16,6 @@ from testing.mockweb import MockWeb, Route, gets_by_host
 from testing.mockweb.server import LogEntry
 from testing.mockweb.wayback import HOST, MockCapture, MockWayback
 
-pytestmark = pytest.mark.pacing  # judges waits on the server's clock
-
 SITE = "www.impots.gouv.fr"
 ARCHIVE = "web.archive.org"
 HELD = 3.0
