@@ -2,12 +2,14 @@
 the mock web, its per-page records and store files are scaled to 20,000 claims over 2,000 hosts
 and written, as 1, 2 and 4 parts, with the project's own writers (``part_document``,
 ``ContentStore``); then ``scrapy merge`` of each split is timed (wall and CPU) and optionally
-profiled.
+profiled — month one (the parts start from no store), then month two (each part restores month
+one's merged store, as the runners do, and rewrites its own pages: the merge links 20,000 pages
+and replaces them).
 
     python bench/merge.py [--urls 20000] [--hosts 2000] [--splits 1,2,4] [--keep DIR] [--profile]
 
 ``--keep DIR`` builds the parts there once and reuses them on the next call; ``--profile`` writes
-``DIR/merge-N.prof`` (``python -m cProfile``) for each split. Goal: ≤ 10 s wall for 20,000
+``DIR/merge-N-monthM.prof`` (``python -m cProfile``) for each merge. Goal: ≤ 10 s wall for 20,000
 claims (issue #32). Loopback only; asserts nothing.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import shutil
@@ -39,6 +42,7 @@ from testing.env import clean_env  # noqa: E402
 from testing.mockweb import MockWeb, Route  # noqa: E402
 
 NOW = "2027-01-01T03:00:00Z"
+MONTH_TWO = "2027-02-01T03:00:00Z"
 TEMPLATES = 90  # one template page per figure (page i states i % 90 + 1)
 
 
@@ -103,8 +107,9 @@ class Scaler:
         return scaled
 
 
-def build_split(n: int, *, folder: Path, scaler: Scaler, urls: list[str]) -> list[Path]:
-    """The ``n`` part folders of one month-one audit of ``urls``, as each part would write them."""
+def build_split(n: int, *, folder: Path, scaler: Scaler, urls: list[str], restored: Path | None = None) -> list[Path]:
+    """The ``n`` part folders of one audit of ``urls`` into ``folder``, as each part would write
+    them: month one, or month two when each part first restores last month's merged store."""
     corpus_index = [(claim_id("xx", i + 2, url), url.split("/")[2]) for i, url in enumerate(urls)]
     pages = [scaler.page(i, url) for i, url in enumerate(urls)]
     folders = []
@@ -112,40 +117,46 @@ def build_split(n: int, *, folder: Path, scaler: Scaler, urls: list[str]) -> lis
     for index in range(1, n + 1):
         part = f"{index}/{n}"
         own = [p for p in pages if owner_of(p["claim"]["source_host"], n) == index]
-        out = folder / f"split{n}" / f"part-{index}"
+        out = folder / f"part-{index}"
+        if restored is not None:  # what the runners do: the merged store copied into each part's folder
+            shutil.copytree(restored, out / "store", copy_function=os.link)
         store = ContentStore(out / "store")
-        run_id = f"part{index}of{n}"
+        run_id = f"part{index}of{n}m{2 if restored else 1}"
         for p in own:
             entry = Entry.from_json({**p["entry"], "run_id": run_id})
             store.save(entry)
             store.save_text(p["claim"]["source_url"], p["text"])
             store.save_stable_text(p["claim"]["source_url"], p["stable"])
-        shutil.copyfile(scaler.store.root / "FORMAT.json", out / "store" / "FORMAT.json")
+        _write(out / "store" / "FORMAT.json", json.loads((scaler.store.root / "FORMAT.json").read_bytes()))
         params = {**template["params"], "part": part}
         inputs = {key: template[key] for key in ("failure", "archive_results", "archive_enabled", "archive_counts",
                                                  "quarantined", "store_format", "allowlist_rows", "linter_rows",
-                                                 "generated_at", "corpus_commit", "joined")}
-        inputs.update(records={p["claim"]["id"]: p["record"] for p in own},
+                                                 "corpus_commit", "joined")}
+        month_one = str(template["generated_at"])
+        generated_at = month_one.replace(NOW[:7], MONTH_TWO[:7]) if restored else month_one
+        inputs.update(records={p["claim"]["id"]: p["record"] for p in own}, generated_at=generated_at,
                       urls={p["claim"]["source_url"]: p["urls"] for p in own},
                       claims=[p["claim"] for p in own], params=params, run_id=run_id)
         _write(out / PART_FILE, part_document(part=part, inputs=inputs, corpus_index=corpus_index))
         _write(out / "store" / "run.json", {"run_id": run_id, "params": params, "finished": True,
-                                            "started_at": template["generated_at"], "previous_finished_at": "",
-                                            "finished_at": template["generated_at"]})
+                                            "started_at": generated_at, "finished_at": generated_at,
+                                            "previous_finished_at": month_one if restored else ""})
         folders.append(out)
     return folders
 
 
 def _write(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)  # a restored store's file is a hard link to last month's: never written through
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def time_merge(folders: list[Path], out: Path, *, corpus: Path, config: Path, profile: Path | None) -> tuple[float, float]:
+def time_merge(folders: list[Path], out: Path, *, corpus: Path, config: Path, now: str,
+               profile: Path | None) -> tuple[float, float]:
     """(wall s, CPU s) of one ``scrapy merge`` subprocess."""
     shutil.rmtree(out, ignore_errors=True)
     launcher = [sys.executable, "-m", "cProfile", "-o", str(profile), SCRAPY] if profile else [SCRAPY]
-    env = clean_env({"SV_CORPUS_ROOT": str(corpus), "SV_CONFIG_DIR": str(config), "SV_NOW": NOW})
+    env = clean_env({"SV_CORPUS_ROOT": str(corpus), "SV_CONFIG_DIR": str(config), "SV_NOW": now})
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.monotonic()
     done = subprocess.run([*launcher, "merge", *map(str, folders), "--into", str(out)], cwd=PROJECT_DIR, env=env,
@@ -177,21 +188,26 @@ def main() -> int:
         scaler = Scaler(template)
         rows = []
         for n in splits:
-            parts = [folder / f"split{n}" / f"part-{i}" for i in range(1, n + 1)]
-            if not all((p / PART_FILE).is_file() for p in parts):
-                shutil.rmtree(folder / f"split{n}", ignore_errors=True)
-                with mock.patch("os.fsync"):  # the input, not the thing measured: no need to wait for the disk
-                    parts = build_split(n, folder=folder, scaler=scaler, urls=urls)
-            profile = folder / f"merge-{n}.prof" if args.profile else None
-            wall, cpu = time_merge(parts, folder / f"split{n}" / "merged", corpus=corpus,
-                                   config=folder / "template" / "config", profile=profile)
-            merged = json.loads((folder / f"split{n}" / "merged" / "audit" / "audit.json").read_text(encoding="utf-8"))
-            rows.append((n, len(merged["items"]), wall, cpu))
-    print(f"scrapy merge: {args.urls} claims over {args.hosts} hosts, month one (parts built once, not timed)\n")
-    print("| split | merged claims | merge wall (s) | merge CPU (s) |")
-    print("|---:|---:|---:|---:|")
-    for n, claims, wall, cpu in rows:
-        print(f"| {n} | {claims} | {wall:.1f} | {cpu:.1f} |")
+            restored = None
+            for month, now in ((1, NOW), (2, MONTH_TWO)):
+                split = folder / f"split{n}" / f"month{month}"
+                parts = [split / f"part-{i}" for i in range(1, n + 1)]
+                if restored is not None or not all((p / PART_FILE).is_file() for p in parts):
+                    shutil.rmtree(split, ignore_errors=True)
+                    with mock.patch("os.fsync"):  # the input, not the thing measured: no need to wait for the disk
+                        parts = build_split(n, folder=split, scaler=scaler, urls=urls, restored=restored)
+                profile = folder / f"merge-{n}-month{month}.prof" if args.profile else None
+                wall, cpu = time_merge(parts, split / "merged", corpus=corpus, config=folder / "template" / "config",
+                                       now=now, profile=profile)
+                merged = json.loads((split / "merged" / "audit" / "audit.json").read_text(encoding="utf-8"))
+                rows.append((n, month, len(merged["items"]), wall, cpu))
+                restored = split / "merged" / "store"
+    print(f"scrapy merge: {args.urls} claims over {args.hosts} hosts; month two's parts restore month one's "
+          "merged store (parts built once, not timed)\n")
+    print("| split | month | merged claims | merge wall (s) | merge CPU (s) |")
+    print("|---:|---:|---:|---:|---:|")
+    for n, month, claims, wall, cpu in rows:
+        print(f"| {n} | {month} | {claims} | {wall:.1f} | {cpu:.1f} |")
     return 0
 
 
