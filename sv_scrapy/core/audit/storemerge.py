@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Collection, Iterable, Sequence
-from contextlib import suppress
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -33,13 +32,12 @@ def _place(source: str, target: str, *, replace: bool) -> None:
     replaced by a rename, never written in place, so sharing an inode with the part's copy is
     safe, and 20,000 pages are linked in a blink, not copied), else a copy. A file already at
     ``target`` is replaced, or kept when not ``replace`` (the union of content-addressed caches)."""
-    if replace:
-        with suppress(FileNotFoundError):
-            os.unlink(target)  # never written through: the old file may be another store's inode
     try:
         os.link(source, target)
     except FileExistsError:
-        pass
+        if replace:
+            os.unlink(target)  # never written through: the old file may be another store's inode
+            _place(source, target, replace=False)
     except OSError:
         shutil.copyfile(source, target)
 
@@ -78,15 +76,14 @@ def build_merged_store(base: Path | None, parts: Sequence[tuple[Path, Iterable[s
     in place): ``base`` whole (None: empty), then each part store's files of its URLs over it.
 
     One listing per folder and one link per file: a part's store (last month's whole store
-    restored, plus its own pages) is never probed file by file."""
+    restored, plus its own pages) is never probed file by file, and the parts' files are placed
+    first, the base's filling the rest, so no page is linked and then replaced."""
     building = target.with_name(target.name + ".merging")
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(parents=True)
-    if base is not None and base.is_dir():
-        _link_all(str(base), str(building), replace=False, skip=OWN)
     for store, urls in parts:
         if base is not None and store.resolve() == base.resolve():
-            continue  # the base's own files are all in already
+            continue  # the base's own files come with it, below
         for folder, names in _url_files(urls).items():
             try:
                 present = names.intersection(os.listdir(store / folder))
@@ -99,6 +96,8 @@ def build_merged_store(base: Path | None, parts: Sequence[tuple[Path, Iterable[s
         for name in UNION:
             if (store / name).is_dir():
                 _link_all(str(store / name), str(building / name), replace=False)
+    if base is not None and base.is_dir():
+        _link_all(str(base), str(building), replace=False, skip=OWN)  # a part's file stays over the base's
     return building
 
 
