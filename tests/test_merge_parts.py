@@ -4,6 +4,7 @@ and the stable ownership of a host."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 from sv_scrapy.core.audit.merge import judge, read_part
 from sv_scrapy.core.audit.parts import owner_of
 from sv_scrapy.core.errors import ArgumentError
+from testing.commands import scrapy_in_process
 
 from .conftest import run_scrapy
 
@@ -85,3 +87,10 @@ def test_a_host_claimed_by_two_parts_is_named(tmp_path: Path) -> None:
     found = judge([read_part(part_folder(tmp_path, "x", "1/2", hosts=("same.gouv.fr",))),
                    read_part(part_folder(tmp_path, "y", "2/2", hosts=("same.gouv.fr",)))])
     assert "host same.gouv.fr claimed by two parts" in found.line()
+
+
+def test_a_merge_run_in_process_leaves_the_collector_on(tmp_path: Path) -> None:
+    # the merge turns the cyclic collector off while it holds the parts; a caller's process gets it back
+    (tmp_path / "plain").mkdir()
+    assert scrapy_in_process("merge", str(tmp_path / "plain"), "--into", str(tmp_path / "out")).returncode == 2
+    assert gc.isenabled()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -23,69 +23,81 @@ from sv_scrapy.core.audit.store import url_key
 # the merge's own files, never copied from a part; corrupt/ stays with the part that set it aside
 OWN = ("run.json", "claims.json", "history.json", "sites.json", "corrupt", ".lock")
 UNION = ("ocr", "archive")
+# a URL's files, by folder: the page entry, its texts, an unreadable PDF's bytes
+PER_URL = (("pages", ".json"), ("text", ".txt"), ("text", ".stable.txt"), ("pdf", ".pdf"))
 
 
-def _link_or_copy(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
-    """A hard link where the filesystem allows one: every store file is replaced by a rename,
-    never written in place, so sharing an inode with the part's copy is safe (and 20,000 pages
-    are linked in a blink, not copied)."""
+def _place(source: str, target: str, *, replace: bool) -> None:
+    """``source`` at ``target``: a hard link where the filesystem allows one (every store file is
+    replaced by a rename, never written in place, so sharing an inode with the part's copy is
+    safe, and 20,000 pages are linked in a blink, not copied), else a copy. A file already at
+    ``target`` is replaced, or kept when not ``replace`` (the union of content-addressed caches)."""
     try:
         os.link(source, target)
+    except FileExistsError:
+        if replace:
+            os.unlink(target)  # never written through: the old file may be another store's inode
+            _place(source, target, replace=False)
     except OSError:
         shutil.copyfile(source, target)
 
 
-def _copy(source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        target.unlink()
-    _link_or_copy(source, target)
+def _link_all(source: str, target: str, *, replace: bool, skip: Collection[str] = ()) -> None:
+    """Every file under ``source`` placed at the same place under ``target`` (``skip``: names left
+    out at the top)."""
+    os.makedirs(target, exist_ok=True)
+    with os.scandir(source) as entries:
+        for entry in entries:
+            if entry.name in skip:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                _link_all(entry.path, os.path.join(target, entry.name), replace=replace)
+            elif entry.is_file():
+                _place(entry.path, os.path.join(target, entry.name), replace=replace)
 
 
-def _url_files(store: Path, urls: Iterable[str]) -> Iterable[Path]:
-    """The files of ``urls`` (and of their hosts' robots.txt) that ``store`` may hold."""
+def _url_files(urls: Iterable[str]) -> dict[str, set[str]]:
+    """Folder -> names of the files of ``urls`` (and of their hosts' robots.txt) a store may hold."""
+    wanted: dict[str, set[str]] = {folder: set() for folder in ("pages", "text", "pdf", "robots")}
     hosts = set()
     for url in urls:
         key = url_key(url)
-        yield from (store / "pages" / f"{key}.json", store / "text" / f"{key}.txt",
-                    store / "text" / f"{key}.stable.txt", store / "pdf" / f"{key}.pdf")
+        for folder, suffix in PER_URL:
+            wanted[folder].add(key + suffix)
         hosts.add(urlsplit(url).hostname or "")
     for host in hosts:
         for scheme in ("https", "http"):
-            yield store / "robots" / f"{url_key(f'{scheme}://{host}/robots.txt')}.json"
-
-
-def _union(source: Path, target: Path) -> None:
-    for path in source.rglob("*"):
-        if path.is_file():
-            dest = target / path.relative_to(source)
-            if not dest.exists():
-                _copy(path, dest)
+            wanted["robots"].add(f"{url_key(f'{scheme}://{host}/robots.txt')}.json")
+    return wanted
 
 
 def build_merged_store(base: Path | None, parts: Sequence[tuple[Path, Iterable[str]]], target: Path) -> Path:
     """The merged store, built in a fresh folder beside ``target`` (returned; ``swap_in`` puts it
-    in place): ``base`` whole (None: empty), then each part store's files of its URLs over it."""
+    in place): ``base`` whole (None: empty), then each part store's files of its URLs over it.
+
+    One listing per folder and one link per file: a part's store (last month's whole store
+    restored, plus its own pages) is never probed file by file, and the parts' files are placed
+    first, the base's filling the rest, so no page is linked and then replaced."""
     building = target.with_name(target.name + ".merging")
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(parents=True)
-    if base is not None and base.is_dir():
-        for item in base.iterdir():
-            if item.name in OWN:
-                continue
-            if item.is_dir():
-                shutil.copytree(item, building / item.name, copy_function=_link_or_copy)
-            else:
-                _link_or_copy(item, building / item.name)
     for store, urls in parts:
         if base is not None and store.resolve() == base.resolve():
-            continue  # the base's own files are all in already
-        for path in _url_files(store, urls):
-            if path.is_file():
-                _copy(path, building / path.relative_to(store))
+            continue  # the base's own files come with it, below
+        for folder, names in _url_files(urls).items():
+            try:
+                present = names.intersection(os.listdir(store / folder))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            if present:
+                os.makedirs(building / folder, exist_ok=True)
+            for name in present:
+                _place(str(store / folder / name), str(building / folder / name), replace=True)
         for name in UNION:
             if (store / name).is_dir():
-                _union(store / name, building / name)
+                _link_all(str(store / name), str(building / name), replace=False)
+    if base is not None and base.is_dir():
+        _link_all(str(base), str(building), replace=False, skip=OWN)  # a part's file stays over the base's
     return building
 
 

@@ -1,0 +1,69 @@
+"""The merged store (``core.audit.storemerge``) on hand-made stores: the base whole but the merge's
+own files, each part's files of its URLs laid over it (its other files left out), the caches'
+union, every file shared by a hard link and no part's file ever written through."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sv_scrapy.core.audit.store import url_key
+from sv_scrapy.core.audit.storemerge import build_merged_store, swap_in
+
+A, B, C = "https://a.example/x", "https://b.example/y", "https://c.example/z"
+
+
+def put(store: Path, rel: str, text: str) -> Path:
+    path = store / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def url_files(store: Path, url: str, text: str) -> None:
+    key = url_key(url)
+    for rel in (f"pages/{key}.json", f"text/{key}.txt", f"text/{key}.stable.txt"):
+        put(store, rel, f"{text} {rel}")
+
+
+def tree(store: Path) -> dict[str, str]:
+    return {str(p.relative_to(store)): p.read_text(encoding="utf-8") for p in sorted(store.rglob("*")) if p.is_file()}
+
+
+def test_the_base_whole_then_each_parts_own_urls_over_it(tmp_path: Path) -> None:
+    base, other = tmp_path / "p1" / "store", tmp_path / "p2" / "store"
+    for store, mark in ((base, "last month"), (other, "last month")):  # both restored from one store
+        for url in (A, B, C):
+            url_files(store, url, mark)
+        put(store, "claims.json", "{}")
+        put(store, "corrupt/x.json.20270101T030000", "damaged")
+        put(store, "ocr/" + "a" * 40 + ".json", "ocr a")
+    url_files(base, A, "part 1")  # part 1 fetched A
+    url_files(other, B, "part 2")  # part 2 fetched B; C is nobody's this month
+    put(other, "ocr/" + "b" * 40 + ".json", "ocr b")
+    put(other, f"robots/{url_key('https://b.example/robots.txt')}.json", "robots b")
+    built = build_merged_store(base, [(base, [A]), (other, [B])], tmp_path / "out" / "store")
+
+    got = tree(built)
+    key_a, key_b, key_c = url_key(A), url_key(B), url_key(C)
+    assert got[f"pages/{key_a}.json"].startswith("part 1")
+    assert got[f"text/{key_b}.stable.txt"].startswith("part 2")
+    assert got[f"pages/{key_c}.json"].startswith("last month")
+    assert got[f"robots/{url_key('https://b.example/robots.txt')}.json"] == "robots b"
+    assert {got["ocr/" + "a" * 40 + ".json"], got["ocr/" + "b" * 40 + ".json"]} == {"ocr a", "ocr b"}
+    assert "claims.json" not in got and not any(k.startswith("corrupt") for k in got)  # the merge's own
+    assert os.path.samefile(built / "pages" / f"{key_b}.json", other / "pages" / f"{key_b}.json")  # linked
+
+    swap_in(built, tmp_path / "out" / "store")
+    assert tree(tmp_path / "out" / "store") == got and not built.exists()
+    # the merged store's files are replaced by renames later: the parts' copies never change
+    assert tree(other)[f"pages/{key_a}.json"].startswith("last month")
+
+
+def test_a_part_without_the_base_is_laid_over_an_empty_store(tmp_path: Path) -> None:
+    part = tmp_path / "p" / "store"
+    url_files(part, A, "part")
+    url_files(part, B, "not this part's")
+    built = build_merged_store(None, [(part, [A])], tmp_path / "out" / "store")
+    assert sorted(tree(built)) == sorted(f"{rel}" for rel in (f"pages/{url_key(A)}.json", f"text/{url_key(A)}.txt",
+                                                               f"text/{url_key(A)}.stable.txt"))
