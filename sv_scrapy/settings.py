@@ -71,6 +71,7 @@ SV_JOB = ""
 REMOTE_CONTROL_ENABLED = False
 
 COOKIES_ENABLED = False  # every fetch stands alone; no session state between pages
+SCHEDULER_PRIORITY_QUEUE = "sv_scrapy.hostqueue.HostTurnQueue"  # Scrapy's downloader-aware order, in turns
 # Scrapy re-reads a generator callback's source for each response (its cache is keyed by the bound
 # method, new with every request): a seventh of an audit's CPU at 10,000 pages. The spiders' own
 # callbacks are checked once by tests/test_spider_callbacks.py instead.

@@ -1,0 +1,81 @@
+"""The scheduler's queue: Scrapy's downloader-aware choice of the next request, in turns.
+
+Scrapy's ``DownloaderAwarePriorityQueue`` hands out next a request of the host (download slot)
+with the fewest requests in the downloader, taking hosts in turn among equals: what a polite
+crawl of many hosts wants, since the paced handler holds a host's second request for its floor
+anyway. But it finds that host by counting the downloader's requests for *every* host with
+queued requests, for every request it hands out: at 2,000 hosts that was 44 million counts in
+an audit of 20,000 URLs. This queue keeps the hosts in a line instead: the next request is the
+first host's in the line that has nothing in the downloader (only the busy ones, a few, are
+passed over), and that host goes to the back. When every queued host is busy it falls back to
+the fewest. Each host's own requests keep their priority order (one ``ScrapyPriorityQueue``
+each, Scrapy's), so the archive's most urgent lookup still goes first on its host.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from scrapy.pqueues import DownloaderAwarePriorityQueue
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+
+class HostTurnQueue(DownloaderAwarePriorityQueue):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._turns: deque[str] = deque(self.pqueues)  # the hosts with queued requests, in turn
+        self._queued = sum(len(q) for q in self.pqueues.values())
+
+    def _in_downloader(self, slot: str) -> int:
+        held = self.crawler.engine.downloader.slots.get(slot) if self.crawler.engine else None
+        return len(held.active) if held is not None else 0
+
+    def _next(self) -> int | None:
+        """The place in the line of the host whose request goes next."""
+        fewest: tuple[int, int] | None = None
+        for place, slot in enumerate(self._turns):
+            active = self._in_downloader(slot)
+            if active == 0:
+                return place
+            if fewest is None or active < fewest[0]:
+                fewest = (active, place)
+        return fewest[1] if fewest is not None else None
+
+    def push(self, request: Request) -> None:
+        slot = self._downloader_interface.get_slot_key(request)
+        if slot not in self.pqueues:
+            self._turns.append(slot)
+        super().push(request)
+        self._queued += 1
+
+    def pop(self) -> Request | None:
+        place = self._next()
+        if place is None:
+            return None
+        slot = self._turns[place]
+        del self._turns[place]
+        queue = self.pqueues[slot]
+        request = queue.pop()
+        if len(queue):
+            self._turns.append(slot)
+        else:  # as Scrapy's: the host's queue goes when it is empty (no JOBDIR here: no folder to remove)
+            del self.pqueues[slot]
+            queue.close()
+        if request is not None:
+            self._queued -= 1
+        return request
+
+    def peek(self) -> Request | None:
+        place = self._next()
+        return None if place is None else self.pqueues[self._turns[place]].peek()
+
+    def close(self) -> dict[str, list[int]]:
+        self._turns.clear()
+        self._queued = 0
+        return super().close()
+
+    def __len__(self) -> int:
+        return self._queued
