@@ -26,12 +26,13 @@ def test_make_test_fast_installs_and_lints_nothing_and_make_test_does_both() -> 
 
 
 @pytest.mark.pacing  # a wall time: alone on the machine (make test's second pass)
-def test_make_test_fast_takes_under_a_minute() -> None:
+def test_make_test_fast_takes_under_a_minute(capsys: pytest.CaptureFixture[str]) -> None:
     started = time.monotonic()
     done = run_command(["make", "test-fast"], timeout=600)
     took = time.monotonic() - started
     load = os.getloadavg()[0]
-    print(f"make test-fast: {took:.1f} s wall (load average {load:.1f} on {os.cpu_count()} cores); "
-          f"{done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ''}")
+    with capsys.disabled():  # into make test's own output, pass or fail: CI's log keeps the figure
+        print(f"\nmake test-fast: {took:.1f} s wall (load average {load:.1f} on {os.cpu_count()} cores); "
+              f"{done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ''}")
     assert done.returncode == 0, done.stdout[-3000:]
     assert took < FAST_LIMIT_S, f"make test-fast took {took:.1f} s (load {load:.1f})"
