@@ -56,9 +56,9 @@ class HostTurnQueue(DownloaderAwarePriorityQueue):
         if place is None:
             return None
         slot = self._turns[place]
-        del self._turns[place]
         queue = self.pqueues[slot]
-        request = queue.pop()
+        request = queue.pop()  # first: were it to fail, the host keeps its place and its requests
+        del self._turns[place]
         if len(queue):
             self._turns.append(slot)
         else:  # as Scrapy's: the host's queue goes when it is empty (no JOBDIR here: no folder to remove)

@@ -225,6 +225,7 @@ def test_a_429_is_waited_for_as_retry_after_asks(cold: dict[str, Any]) -> None:
     assert asks[1].began - asks[0].began >= 0.95
 
 
+@pytest.mark.pacing  # a floor on new connections: the server's accept clock (pyproject.toml)
 def test_archive_requests_come_after_robots_and_keep_the_configured_floor(cold: dict[str, Any]) -> None:
     entries = archive_entries(cold["cold_log"])
     assert entries[0].url == f"{HOST}/robots.txt"

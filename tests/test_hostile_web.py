@@ -251,6 +251,7 @@ def test_the_figure_one_click_away(run: tuple[CrawlResult, MockWeb], items: dict
     assert items["dollar7"]["found_linked"] is None
 
 
+@pytest.mark.pacing  # a floor on new connections: the server's accept clock (pyproject.toml)
 @pytest.mark.parametrize("host", ["https://frames.case.gouv.fr/", "https://linked.case.gov.ph/"])
 def test_extra_requests_keep_the_host_floor(run: tuple[CrawlResult, MockWeb], host: str) -> None:
     """Frames and linked documents wait their turn in the paced handler: the gov floor of the test

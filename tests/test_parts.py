@@ -274,10 +274,12 @@ def floor_misses(log: list[Any]) -> dict[str, list[float]]:
             for host, times in per_host.items()}
 
 
+@pytest.mark.pacing  # a floor on new connections: the server's accept clock (pyproject.toml)
 def test_month_two_keeps_every_floor_across_the_parts(parts: dict[str, Any]) -> None:
     assert {host: gaps for host, gaps in floor_misses(parts["log2"]).items() if gaps} == {}
 
 
+@pytest.mark.pacing  # a floor on new connections: the server's accept clock (pyproject.toml)
 def test_the_parts_together_keep_the_floors_and_the_single_runs_cap(parts: dict[str, Any]) -> None:
     log = sorted((e for e in parts["log1"] if e.method == "GET"), key=lambda e: e.began)
     close = floor_misses(log)

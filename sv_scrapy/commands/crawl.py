@@ -64,10 +64,12 @@ class Command(ScrapyCrawlCommand):
             add_console(args[0])  # before the spider is made: its start-up lines (resume, skipped) reach it
         crawler = self._create_crawler(args[0])
         handed = {PREFLIGHT: self.found} if self.found is not None else {}
-        self.crawler_process.crawl(crawler, **opts.spargs, **handed)
-        self.crawler_process.start()
-        if self.found is not None:  # a crawl that never started never took it over
-            self.found.lock.release()
+        try:
+            self.crawler_process.crawl(crawler, **opts.spargs, **handed)
+            self.crawler_process.start()
+        finally:
+            if self.found is not None:  # a crawl that never started never took it over
+                self.found.lock.release()
         self.exitcode, failure = exit_status(crawler)
         if failure:
             print(f"scrapy crawl {args[0]}: error: {failure}", file=sys.stderr)

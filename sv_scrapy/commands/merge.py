@@ -64,11 +64,13 @@ class Command(SvCommand):
                 raise ArgumentError("--into OUT_DIR is required")
             # millions of objects read from the parts live until the end: the cyclic collector's
             # passes would rescan them all (a third of a 20,000-claim merge's CPU) and free nothing
+            collecting = gc.isenabled()
             gc.disable()
             try:
                 self.exitcode = self.merge([Path(a) for a in args], Path(opts.into), bool(opts.ci))
             finally:
-                gc.enable()
+                if collecting:  # as the caller had it (an in-process caller may have turned it off)
+                    gc.enable()
         except SvError as exc:
             print(f"scrapy merge: error: {exc}", file=sys.stderr)
             self.exitcode = exc.exit_code
