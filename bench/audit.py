@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import sys
 import tempfile
 from collections import Counter
@@ -32,24 +31,10 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.config import load_config  # noqa: E402
-from sv_scrapy.core.politeness import floor_seconds, policy_for  # noqa: E402
+from testing.bounds import politeness_bound, span  # noqa: E402
 from testing.crawl import SCRAPY, crawl, make_config, write_corpus  # noqa: E402
 from testing.mockweb import MockWeb, Route  # noqa: E402
 from testing.mockweb.pdfgen import text_pdf  # noqa: E402
-from testing.mockweb.server import LogEntry  # noqa: E402
-
-
-def bound_seconds(log: list[LogEntry], config_dir: Path) -> float:
-    cfg = load_config(config_dir)
-    per_host = Counter(e.url.split("/")[2] for e in log if e.method == "GET")
-    host_bound = max((n - 1) * floor_seconds(policy_for(h, cfg.liveness, cfg.hosts)) for h, n in per_host.items())
-    return max(host_bound, (sum(per_host.values()) - 1) / cfg.liveness.req_per_sec)
-
-
-def span(log: list[LogEntry]) -> float:
-    starts = sorted(e.t for e in log if e.method == "GET")
-    return starts[-1] - starts[0]
 
 
 def script_page(text: str) -> str:
@@ -97,7 +82,7 @@ def cold_warm(seed: int = 5) -> None:
             log = list(web.log)
             doc = json.loads((tmp / "out" / "audit" / "audit.json").read_text(encoding="utf-8"))
             priors = Counter(item["prior"] for item in doc["items"])
-            runs.append((name, result.seconds, span(log), bound_seconds(log, config), sum(e.size for e in log),
+            runs.append((name, result.seconds, span(log), politeness_bound(log, config), sum(e.size for e in log),
                          sum(1 for e in log if e.status == 304), priors))
     print(f"audit cold then warm: {len(lines)} claims (4 rendered pages, 8 PDFs of 0.3–1.5 MB on slow servers, "
           "a host answering in 1 s, 20 plain pages), shipped politeness")
@@ -132,11 +117,8 @@ def scale(urls: int, hosts: int, rps: float, seed: int = 9, profile: str = "") -
         if result.returncode != 0:
             print(result.stderr[-3000:])
             raise SystemExit("scale audit failed")
-        bound = bound_seconds(log, config)
-        # the crawl's own peak, from its log (ru_maxrss of a child starts at its parent's size)
-        logged = "\n".join(p.read_text(encoding="utf-8") for p in (tmp / "out" / "logs").glob("*.log"))
-        found = re.search(r"'sv/peak_rss_mb': ([\d.]+)", logged)
-        own_peak = float(found.group(1)) if found else float("nan")
+        bound = politeness_bound(log, config)
+        own_peak = result.logged_peak_rss_mb()
     requests = sum(1 for e in log if e.method == "GET")
     print(f"scale: {urls} URLs over {hosts} hosts ({requests} requests, robots.txt included), global cap {rps:g} req/s, "
           "no browser")

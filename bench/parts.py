@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import resource
 import subprocess
 import sys
@@ -33,24 +32,9 @@ from typing import Any
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.config import load_config  # noqa: E402
-from sv_scrapy.core.politeness import floor_seconds, policy_for  # noqa: E402
+from testing.bounds import politeness_bound, span  # noqa: E402
 from testing.crawl import SCRAPY, CrawlResult, crawl, make_config, write_corpus  # noqa: E402
 from testing.mockweb import MockWeb, Route  # noqa: E402
-from testing.mockweb.server import LogEntry  # noqa: E402
-
-
-def part_bound(log: list[LogEntry], config_dir: Path, share: float) -> float:
-    cfg = load_config(config_dir)
-    per_host = Counter(e.url.split("/")[2] for e in log)
-    host_bound = max((n - 1) * floor_seconds(policy_for(h, cfg.liveness, cfg.hosts)) for h, n in per_host.items())
-    return max(host_bound, (len(log) - 1) / (cfg.liveness.req_per_sec * share))
-
-
-def peak_rss(folder: Path) -> float:
-    logged = "\n".join(p.read_text(encoding="utf-8") for p in (folder / "logs").glob("*.log"))
-    found = re.findall(r"'sv/peak_rss_mb': ([\d.]+)", logged)
-    return float(found[-1]) if found else float("nan")
 
 
 def essentials(doc: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
@@ -83,11 +67,10 @@ def run_split(n: int, *, tmp: Path, web: MockWeb, corpus: Path, rps: float, sepa
         own = [e for e in log if f"(bench part {i})" in e.user_agent]
         if not own:
             raise SystemExit(f"part {i}/{n}: no request in the log; agents: {Counter(e.user_agent for e in log)}")
-        starts = sorted(e.t for e in own)
-        spn = starts[-1] - starts[0]
-        bound = part_bound(own, configs[i - 1], 1.0 if separate else 1.0 / n)
+        spn = span(own)
+        bound = politeness_bound(own, configs[i - 1], 1.0 if separate else 1.0 / n)
         rows.append({"part": f"{i}/{n}", "requests": len(own), "span": spn, "bound": bound, "ratio": spn / bound,
-                     "rss": peak_rss(result.output_dir), "process": result.seconds})
+                     "rss": result.logged_peak_rss_mb(), "process": result.seconds})
     folders = [str(tmp / f"split{n}" / f"part-{i}") for i in range(1, n + 1)]
     began = time.monotonic()
     merged = subprocess.run([SCRAPY, "merge", *folders, "--into", str(tmp / f"split{n}" / "merged")], cwd=PROJECT_DIR,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import resource
 import shutil
 import time
@@ -71,6 +72,13 @@ class CrawlResult:
     seconds: float
     peak_rss_mb: float
     output_dir: Path
+
+    def logged_peak_rss_mb(self) -> float:
+        """The crawl's own peak RSS, as its log's stats say (``peak_rss_mb`` is the children's
+        ``ru_maxrss``, which starts at the parent's size and is shared by parts run at once)."""
+        logged = "\n".join(p.read_text(encoding="utf-8") for p in (self.output_dir / "logs").glob("*.log"))
+        found = re.findall(r"'sv/peak_rss_mb': ([\d.]+)", logged)
+        return float(found[-1]) if found else float("nan")
 
     def worklist(self) -> dict[str, Any]:
         doc: dict[str, Any] = json.loads((self.output_dir / "worklist.json").read_text(encoding="utf-8"))
