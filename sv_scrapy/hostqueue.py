@@ -29,15 +29,11 @@ class HostTurnQueue(DownloaderAwarePriorityQueue):
         self._turns: deque[str] = deque(self.pqueues)  # the hosts with queued requests, in turn
         self._queued = sum(len(q) for q in self.pqueues.values())
 
-    def _in_downloader(self, slot: str) -> int:
-        held = self.crawler.engine.downloader.slots.get(slot) if self.crawler.engine else None
-        return len(held.active) if held is not None else 0
-
     def _next(self) -> int | None:
         """The place in the line of the host whose request goes next."""
         fewest: tuple[int, int] | None = None
         for place, slot in enumerate(self._turns):
-            active = self._in_downloader(slot)
+            active = self._downloader_interface._active_downloads(slot)  # Scrapy's own count
             if active == 0:
                 return place
             if fewest is None or active < fewest[0]:

@@ -34,8 +34,8 @@ def project_copy(folder: Path) -> Path:
     """What ``scrapyd-deploy`` builds the egg from, copied: each deploy builds in its own ``build/``
     (two tests deploying at once from the checkout raced there), and the checkout stays clean."""
     copy = folder / "project"
+    copy.mkdir(exist_ok=True)
     for name in ("setup.py", "scrapy.cfg"):
-        copy.mkdir(exist_ok=True)
         shutil.copy2(PROJECT_DIR / name, copy / name)
     shutil.copytree(PROJECT_DIR / "sv_scrapy", copy / "sv_scrapy", ignore=shutil.ignore_patterns("__pycache__"),
                     dirs_exist_ok=True)
