@@ -294,8 +294,8 @@ class PacedDownloadHandler:
                     return
                 continue
             # the hosts that are ready queue for the global cap one behind the other (a lock
-            # wakes only its next waiter): a thousand hosts' heads woken by every start, each
-            # to find the slot taken, was most of an audit's CPU at 100 requests/s
+            # wakes only its next waiter): every host's head woken by every start, each to find
+            # the slot taken, was 1.26 million wake-ups for 11,000 requests at 100 requests/s
             async with self._cap_line:
                 self._refuse_if_stopped()
                 waited = 0.0
