@@ -150,9 +150,22 @@ class Pacer:
         (a start that came late pushes the next one back by as much)."""
         return self._last_global + self.min_gap
 
-    def started(self, host: str, when: float) -> None:
+    def started(self, host: str, when: float, forgive: float = 0.0) -> None:
+        """A request to ``host`` started at ``when``. The global cap counts from its slot
+        (``global_ready``) if it started at most ``forgive`` seconds past it, else from
+        ``forgive`` before ``when``: a busy event loop that serves each start a little late does
+        not push every later slot back, and no two starts are closer than ``min_gap − forgive``
+        (a rate limiter with a tolerance, like GCRA's). The host's gap counts from ``when``.
+
+        >>> p = Pacer(HostFloors.__new__(HostFloors), min_gap=0.25)
+        >>> p.started("a", 1.0); p.started("b", 1.2515, forgive=0.002); p.global_ready()
+        1.5
+        >>> p.started("a", 1.51, forgive=0.002); round(p.global_ready(), 6)  # 10 ms late: 2 ms forgiven
+        1.758
+        """
         self._last_start[host] = when
-        self._last_global = max(self._last_global, when)
+        counted = min(when, max(self.global_ready(), when - forgive))
+        self._last_global = max(self._last_global, counted)
 
     def left(self, host: str, booked: float, when: float) -> None:
         """The request started at ``booked`` reached the network only at ``when``: its host's
@@ -164,7 +177,8 @@ class Pacer:
         10.35
         """
         if when > booked:
-            self.started(host, when)
+            self._last_start[host] = max(self._last_start.get(host, when), when)
+        self._last_global = max(self._last_global, when)
 
     def hold(self, host: str, until: float) -> None:
         """A ``Retry-After``: nothing starts to ``host`` before ``until``."""
