@@ -43,6 +43,7 @@ EXTENSIONS = {
     "scrapy.extensions.remote_control.RemoteControl": None,
     "sv_scrapy.extensions.bodycap.BodyCapExtension": 0,
     "sv_scrapy.extensions.progress.ProgressExtension": 0,
+    "sv_scrapy.extensions.gcpace.GcPaceExtension": 0,  # no full collection stops the loop mid-crawl
     "sv_scrapy.extensions.outcome.RunOutcomeExtension": 0,
     # the one reader and the one way to fetch what a page needs (frames, linked documents, the archive)
     "sv_scrapy.journey.Journey": 0,

@@ -24,6 +24,7 @@ COMMON_EXTENSIONS = [
     "scrapy.extensions.logstats.LogStats",
     "sv_scrapy.extensions.bodycap.BodyCapExtension",
     "sv_scrapy.extensions.progress.ProgressExtension",
+    "sv_scrapy.extensions.gcpace.GcPaceExtension",
     "sv_scrapy.extensions.outcome.RunOutcomeExtension",
     "sv_scrapy.journey.Journey",
     "sv_scrapy.extensions.monitor.MonitorExtension",
