@@ -120,7 +120,8 @@ class Pacer:
     one host (so a reservation can never be overtaken). A host is ready ``gap`` seconds
     after its last start — the floor, raised by a robots ``Crawl-delay`` and by a slow
     host's latency (AutoThrottle's rule) — and not before a ``Retry-After`` hold ends;
-    then ``global_ready`` keeps starts at least ``min_gap`` apart across all hosts.
+    then ``global_ready`` gives the next slot of the global cap, ``min_gap`` after the last
+    start as counted (``started``, ``left``), across all hosts.
     """
 
     def __init__(self, floors: HostFloors, min_gap: float, start_delay: float = 0.0, max_delay: float = 60.0,
@@ -146,8 +147,8 @@ class Pacer:
         return max(ready, self._held_until.get(host, 0.0))
 
     def global_ready(self) -> float:
-        """The earliest next start under the global cap, measured from the last actual start
-        (a start that came late pushes the next one back by as much)."""
+        """The earliest next start under the global cap: ``min_gap`` after the last start as
+        counted (its slot, or when it left; see ``started`` and ``left``)."""
         return self._last_global + self.min_gap
 
     def started(self, host: str, when: float, forgive: float = 0.0) -> None:
@@ -155,7 +156,8 @@ class Pacer:
         (``global_ready``) if it started at most ``forgive`` seconds past it, else from
         ``forgive`` before ``when``: a busy event loop that serves each start a little late does
         not push every later slot back, and no two starts are closer than ``min_gap − forgive``
-        (a rate limiter with a tolerance, like GCRA's). The host's gap counts from ``when``.
+        (a rate limiter with a tolerance, like GCRA's). ``forgive`` is at most half the gap, so
+        that a high cap never lets an idle spell bank a burst. The host's gap counts from ``when``.
 
         >>> p = Pacer(HostFloors.__new__(HostFloors), min_gap=0.25)
         >>> p.started("a", 1.0); p.started("b", 1.2515, forgive=0.002); p.global_ready()
@@ -164,18 +166,21 @@ class Pacer:
         1.758
         """
         self._last_start[host] = when
+        forgive = min(forgive, self.min_gap / 2)
         counted = min(when, max(self.global_ready(), when - forgive))
         self._last_global = max(self._last_global, counted)
 
-    def left(self, host: str, booked: float, when: float) -> None:
+    def left(self, host: str, booked: float, when: float, forgive: float = 0.0) -> None:
         """The request started at ``booked`` reached the network only at ``when``: its host's
-        gap and the global cap count from then, so the next start keeps its distance on the
-        wire, not only in this book. An earlier ``when`` changes nothing.
+        gap and the global cap count from then, less the tolerance ``started`` allows, so the
+        next start keeps its distance on the wire, not only in this book. An earlier ``when``
+        changes nothing.
 
         >>> p = Pacer(HostFloors.__new__(HostFloors), min_gap=0.2)
         >>> p.started("a", 10.0); p.left("a", 10.0, 10.15); p.global_ready()
         10.35
         """
+        when -= min(forgive, self.min_gap / 2)
         if when > booked:
             self._last_start[host] = max(self._last_start.get(host, when), when)
         self._last_global = max(self._last_global, when)

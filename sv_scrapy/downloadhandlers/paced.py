@@ -76,11 +76,12 @@ _SPIN = 0.0015
 # CI). So each start is followed to the wire: the next start waits until the previous one has
 # left, and counts from when it did.
 #
-# Lateness up to ``_SLACK`` — of a start past its slot, or of its bytes past the start — is not
-# counted, so that a loop that serves each start a turn late does not push every later slot
-# back: the slots keep their grid, and no two requests reach the wire closer than the cap's gap
-# less ``_SLACK`` (2 ms: an ordinary loop turn). Counted from each actual start instead, one
-# process at 100 requests/s, its loop busy two thirds of the time, ran 4.7 % over its bound.
+# Lateness up to ``_SLACK`` in all, from a start's slot to its bytes' leaving, is not counted
+# (the pacer caps it at half the gap), so that a loop that serves each start a turn late does not
+# push every later slot back: the slots keep their grid, and no two requests reach the wire
+# closer than the cap's gap less ``_SLACK`` (2 ms: an ordinary loop turn). Counted from each
+# actual start instead, one process at 100 requests/s, its loop busy two thirds of the time,
+# ran 4.7 % over its bound.
 _SLACK = 0.002
 _BROWSER_WAIT = 0.5  # seconds a browser navigation may hold the next start while it is on its way
 
@@ -343,7 +344,7 @@ class PacedDownloadHandler:
         loop = asyncio.get_running_loop()
 
         def on_wire() -> None:
-            self.pacer.left(host, booked, time.monotonic() - _SLACK)
+            self.pacer.left(host, booked, time.monotonic(), forgive=_SLACK)
             left.set()
 
         loop.call_later(0, loop.call_later, 0, on_wire)

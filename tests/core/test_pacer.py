@@ -5,6 +5,8 @@ from __future__ import annotations
 import bisect
 import random
 
+import pytest
+
 from sv_scrapy.config import load_config
 from sv_scrapy.core.policy import HostPolicy
 from sv_scrapy.core.politeness import HostFloors, Pacer
@@ -60,19 +62,40 @@ def test_the_global_cap_counts_from_the_last_start() -> None:
     assert p.global_ready() == 5.25  # an idle spell is not saved up for a burst
 
 
-def test_a_loop_that_serves_starts_late_keeps_the_rate_and_the_tolerance() -> None:
-    """Every start served 0–1.8 ms past its slot (a busy loop): the slots keep their grid, so
-    1,000 starts take 1,000 gaps and no more; no two are closer than the gap less the slack;
-    no second holds more starts than the cap allows (a second's gaps, and one start more)."""
-    gap, forgive = 0.01, 0.002
-    p = pacer(min_gap=gap)
+def late_loop(start_late: float, note_late: float, n: int = 1000) -> tuple[list[float], list[float]]:
+    """``n`` starts, each served up to ``start_late`` past its slot and followed to the wire, whose
+    note comes up to ``note_late`` after the start, as the paced handler does: (starts, notes)."""
+    p = pacer(min_gap=0.01)
     rng = random.Random(5)
-    starts = []
-    for i in range(1000):
-        when = max(p.global_ready(), 100.0) + rng.uniform(0.0, 0.0018)
-        p.started(f"h{i % 50}.example.org", when, forgive=forgive)
+    starts, notes = [], []
+    for i in range(n):
+        host = f"h{i % 50}.example.org"
+        when = max(p.global_ready(), 100.0) + rng.uniform(0.0, start_late)
+        p.started(host, when, forgive=0.002)
+        note = when + rng.uniform(0.0, note_late)
+        p.left(host, when, note, forgive=0.002)
         starts.append(when)
-    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
-    assert starts[-1] - starts[0] < 999 * gap + forgive  # counted from each start: ~1,000 × 0.9 ms later
-    assert min(gaps) >= gap - forgive - 1e-9
-    assert max(bisect.bisect_left(starts, t + 1.0) - i for i, t in enumerate(starts)) <= 1 / gap + 1
+        notes.append(note)
+    return starts, notes
+
+
+def test_a_loop_that_serves_starts_late_keeps_the_rate_and_the_tolerance() -> None:
+    """Every start served 0–1.2 ms past its slot and on the wire 0–0.6 ms later (a busy loop):
+    the slots keep their grid, so 1,000 starts take 999 gaps and no more; no second holds more
+    starts than the cap allows (a second's gaps, and one start more)."""
+    starts, _ = late_loop(0.0012, 0.0006)
+    assert starts[-1] - starts[0] < 999 * 0.01 + 0.002  # counted from each start: ~1,000 × 0.9 ms later
+    assert max(bisect.bisect_left(starts, t + 1.0) - i for i, t in enumerate(starts)) <= 100 + 1
+
+
+@pytest.mark.parametrize("note_late", [0.0019, 0.006])
+def test_no_two_requests_reach_the_wire_closer_than_the_gap_less_the_tolerance(note_late: float) -> None:
+    """However late the bytes leave, within the tolerance or past it, the next start waits for them."""
+    _, notes = late_loop(0.0018, note_late)
+    assert min(b - a for a, b in zip(notes, notes[1:], strict=False)) >= 0.01 - 0.002 - 1e-9
+
+
+def test_a_high_cap_never_forgives_more_than_half_its_gap() -> None:
+    p = pacer(min_gap=0.001)  # 1,000 requests/s: 2 ms would be two whole gaps
+    p.started("a.example.org", 5.0, forgive=0.002)
+    assert p.global_ready() == pytest.approx(5.0005)  # half a gap forgiven, never a start banked
