@@ -23,5 +23,6 @@ def test_an_audit_collects_young_objects_less_often_and_puts_the_thresholds_back
                                   extra_env={"SV_NOW": "2027-03-01T03:00:00+00:00"})
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stats["sv/gc/young_threshold"] == YOUNG_THRESHOLD
+    assert "sv/gc/full_collections" in result.stats  # counted from the start, even when none ran
     assert gc.get_threshold() == before
     assert all(getattr(cb, "__self__", None).__class__.__name__ != "GcPaceExtension" for cb in gc.callbacks)

@@ -14,8 +14,9 @@ by their reference count before a collection looks at them: an audit of 10,000 p
 full collection between its first request and its last (14 before, 1.5 s in all). Cyclic
 garbage waits at most that many allocations longer to be freed.
 
-The thresholds are the process's: they are set when the engine starts and put back when it
-stops (tests run many crawls in one process). Full collections during the crawl are counted
+The thresholds are the process's: they are set when the engine starts and put back when the
+spider closes or the engine stops (tests run many crawls in one process; a crawl started beside
+another in one process leaves them to the first, which puts them back when it ends). Full collections during the crawl are counted
 in the stats (``sv/gc/full_collections``, ``sv/gc/full_collection_seconds``).
 """
 
@@ -41,21 +42,29 @@ class GcPaceExtension:
         self._before: tuple[int, ...] | None = None
         self._began = 0.0
         crawler.signals.connect(self.engine_started, signal=signals.engine_started)
-        crawler.signals.connect(self.engine_stopped, signal=signals.engine_stopped)
+        # whichever comes: a spider closed while opening gets no engine_stopped
+        crawler.signals.connect(self.put_back, signal=signals.spider_closed)
+        crawler.signals.connect(self.put_back, signal=signals.engine_stopped)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
     def engine_started(self) -> None:
+        if self.crawler.engine is None or self.crawler.engine.spider is None:  # closed while opening
+            return
         current = gc.get_threshold()
         if current[0] != YOUNG_THRESHOLD:  # else another crawl in this process set it, and puts it back
             self._before = current
             gc.set_threshold(YOUNG_THRESHOLD, *current[1:])
-        self.crawler.stats.set_value("sv/gc/young_threshold", gc.get_threshold()[0])
+        stats = self.crawler.stats
+        stats.set_value("sv/gc/young_threshold", gc.get_threshold()[0])
+        # the keys exist before a collector callback (any thread) could add them mid-iteration
+        stats.set_value("sv/gc/full_collections", 0)
+        stats.set_value("sv/gc/full_collection_seconds", 0.0)
         gc.callbacks.append(self._count)
 
-    def engine_stopped(self) -> None:
+    def put_back(self) -> None:
         if self._before is not None:
             gc.set_threshold(*self._before)
             self._before = None
@@ -69,6 +78,6 @@ class GcPaceExtension:
             self._began = time.perf_counter()
             return
         stats = self.crawler.stats
-        stats.inc_value("sv/gc/full_collections")
+        stats.set_value("sv/gc/full_collections", stats.get_value("sv/gc/full_collections", 0) + 1)
         spent = stats.get_value("sv/gc/full_collection_seconds", 0.0) + time.perf_counter() - self._began
         stats.set_value("sv/gc/full_collection_seconds", round(spent, 3))
