@@ -1,7 +1,9 @@
 """Upgrading sv_scrapy keeps the audit's memory: a store written by the release before store
 formats were versioned (tests/fixtures/upgrade-76d1325, two audits by 76d1325) is migrated, not
-set aside, and today's audit of it answers 304s, confirms the change the old release saw
-pending, makes the 404 DEAD on its third failing month and says "New since" the old audit."""
+set aside, and today's audit of it confirms the change the old release saw pending, makes the
+404 DEAD on its third failing month and says "New since" the old audit. Its HTML pages are read
+in full once (the old release kept no line shapes, without which a 304 would judge a figure's
+context unlike a 200); its PDF answers 304, and so do its unchanged pages the month after."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ SURTAXE = "https://www.collectivites-locales.gouv.fr/surtaxe"
 ARCHIVES = "https://www.legifrance.gouv.fr/archives"
 DMTO = "https://www.impots.gouv.fr/dmto"
 NOW = "2027-01-01T03:17:00Z"
+MONTH_AFTER = "2027-02-01T03:17:00Z"
 
 
 def audit_upgraded(tmp_path: Path, damage: str = "") -> tuple[Any, dict[str, Any], MockWeb]:
@@ -37,10 +40,20 @@ def audit_upgraded(tmp_path: Path, damage: str = "") -> tuple[Any, dict[str, Any
     with MockWeb() as web:
         load_site(web, FIXTURE / "site")
         result = crawl_in_process("audit", corpus=FIXTURE / "corpus", config=config, output=out, proxy_env=web.env(),
-                       extra_env={"SV_NOW": NOW})
+                                  extra_env={"SV_NOW": NOW})
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
     return result, json.loads((out / "audit" / "audit.json").read_text(encoding="utf-8")), web
+
+
+def audit_the_month_after(tmp_path: Path) -> list[Any]:
+    """The next month's audit of the upgraded store, the site unchanged: the mock web's log."""
+    with MockWeb() as web:
+        load_site(web, FIXTURE / "site")
+        result = crawl_in_process("audit", corpus=FIXTURE / "corpus", config=tmp_path / "config",
+                                  output=tmp_path / "out", proxy_env=web.env(), extra_env={"SV_NOW": MONTH_AFTER})
+    assert result.returncode == 0, result.stderr[-3000:]
+    return list(web.log)
 
 
 def test_an_old_releases_store_keeps_its_304s_baselines_streaks_and_news(tmp_path: Path) -> None:
@@ -48,11 +61,12 @@ def test_an_old_releases_store_keeps_its_304s_baselines_streaks_and_news(tmp_pat
     assert doc["store_quarantined"] == [] and not (result.output_dir / "store" / "corrupt").exists()
     assert doc["store"]["found"] == 0 and doc["store"]["migrated"] and doc["store"]["entries"] == 11
     assert json.loads((result.output_dir / "store" / "FORMAT.json").read_text())["migrated_from"] == 0
-    # unchanged pages answer 304 to the old release's validators (judged from the mock web's log)
+    # judged from the mock web's log: the HTML pages read in full once, the PDF asked conditionally
     pages = [e for e in web.log if e.method == "GET" and not e.url.endswith("/robots.txt")]
     unchanged = [e for e in pages if e.url != ARCHIVES]
-    assert len(pages) == 11 and sum(e.status == 304 for e in unchanged) >= 0.9 * len(unchanged)
-    assert all("If-None-Match" in e.headers for e in unchanged)
+    html = [e for e in unchanged if not e.url.endswith(".pdf")]
+    assert len(pages) == 11 and html and not any("If-None-Match" in e.headers for e in html)
+    assert [e.status for e in unchanged if e.url.endswith(".pdf")] == [304]
     items = {i["source_url"]: i for i in doc["items"]}
     # the change the old release saw once (0,7 % -> 0,8 %) is confirmed now: the baseline was kept
     surtaxe = items[SURTAXE]
@@ -69,6 +83,11 @@ def test_an_old_releases_store_keeps_its_304s_baselines_streaks_and_news(tmp_pat
     assert f"New since {LAST_OLD_AUDIT[:10]}" in issue
     assert "hash check" not in report and "⚠️ " + "stored" not in report
     assert doc["stats"]["new_findings"] >= 2  # newly DEAD + changed after Last verified
+    # the month after, the unchanged pages answer 304 to the validators the upgrade month kept
+    after = [e for e in audit_the_month_after(tmp_path)
+             if e.method == "GET" and not e.url.endswith("/robots.txt") and e.url != ARCHIVES]
+    assert after and sum(e.status == 304 for e in after) >= 0.9 * len(after)
+    assert all("If-None-Match" in e.headers for e in after)
 
 
 def test_a_hand_damaged_entry_in_the_old_store_is_the_only_one_set_aside(tmp_path: Path) -> None:
@@ -77,8 +96,10 @@ def test_a_hand_damaged_entry_in_the_old_store_is_the_only_one_set_aside(tmp_pat
     assert len(list((result.output_dir / "store" / "corrupt").iterdir())) == 1
     fresh = [e for e in web.log if e.url == DMTO]
     assert [e.status for e in fresh] == [200] and "If-None-Match" not in fresh[0].headers
+    # the others keep their memory: the PDF's validators answer 304 (the HTML pages are read in
+    # full once, as in the test above)
     others = [e for e in web.log if e.method == "GET" and e.url not in (DMTO, ARCHIVES) and "robots" not in e.url]
-    assert others and all(e.status == 304 for e in others)
+    assert [e.status for e in others if e.url.endswith(".pdf")] == [304]
 
 
 def test_a_store_from_a_newer_release_is_refused_in_one_line_and_left_untouched(tmp_path: Path) -> None:

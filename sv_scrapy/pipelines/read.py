@@ -31,6 +31,7 @@ class ReadPipeline:
         fetched, body = page["fetched"], page["body"]
         if fetched.http_status == 304:  # a 304 carries no body: the stored copy's reading
             page["reading"] = self._restored(page)
+            page["fetched"] = (page["past"] or PagePast(page["url"])).restored_fetched(fetched)
         elif body is not None:  # a failure, a refusal or a failing answer has nothing to read
             page["reading"] = await journey_of(self.crawler).read(
                 body, fetched.content_type, truncated=fetched.truncated,

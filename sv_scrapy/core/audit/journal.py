@@ -8,6 +8,7 @@ from sv_scrapy.core.audit.store import Entry
 from sv_scrapy.core.page.fetchstatus import BINARY, OK
 from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome
 from sv_scrapy.core.page.reader import Reading
+from sv_scrapy.core.page.shape import shapes_to_json
 
 
 def journal_outcome(entry: Entry) -> PageOutcome:
@@ -25,6 +26,11 @@ def next_entry(fetched: Fetched, reading: Reading, outcome: PageOutcome, previou
     if fetched.http_status == 304:
         etag, last_modified = etag or prev.etag, last_modified or prev.last_modified
     stable = bool(reading.content_hash) and state.stable_hash == reading.content_hash
+    # what goes with the text: a page read now gives its own; a 304 or a failure keeps the last
+    lang, title, shapes = prev.lang, prev.title, prev.shapes
+    if reading.kind and not reading.restored:
+        lang, title = reading.lang, fetched.title
+        shapes = shapes_to_json(reading.shapes) if reading.kind == "html" else None
     return Entry(
         url=fetched.url, fetched_at=fetched.fetched_at, http_status=fetched.http_status,
         fetch_status=outcome.fetch_status, content_hash=reading.content_hash or prev.content_hash,
@@ -32,4 +38,5 @@ def next_entry(fetched: Fetched, reading: Reading, outcome: PageOutcome, previou
         last_modified=last_modified if ok else prev.last_modified, content_kind=reading.kind or prev.content_kind,
         state=state, fail_streak=outcome.fail_streak,
         excerpts={r["id"]: r["excerpts"] for r in outcome.records} if stable else prev.excerpts,
-        run_id=run_id, results=outcome.records, rendered=fetched.rendered if ok else prev.rendered)
+        run_id=run_id, results=outcome.records, rendered=fetched.rendered if ok else prev.rendered,
+        lang=lang, title=title, shapes=shapes)

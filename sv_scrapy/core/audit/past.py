@@ -15,13 +15,14 @@ separately only for a page whose change is still pending.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sv_scrapy.core.audit.store import ContentStore, Entry
 from sv_scrapy.core.page.ocr import OcrText
-from sv_scrapy.core.page.pagerecord import Previous
+from sv_scrapy.core.page.pagerecord import Fetched, Previous
 from sv_scrapy.core.page.reader import Reading
+from sv_scrapy.core.page.shape import shapes_from_json
 
 NOT_MODIFIED = "store (304 Not Modified)"  # the text method of a page restored from the store
 
@@ -45,6 +46,8 @@ class PagePast:
         entry = self.entry
         if entry is None or entry.fetch_status != "OK" or self.text is None:
             return {}
+        if entry.content_kind == "html" and entry.shapes is None:  # kept no shapes: read in full once
+            return {}
         headers = {"If-None-Match": entry.etag, "If-Modified-Since": entry.last_modified}
         return {name: value for name, value in headers.items() if value}
 
@@ -59,7 +62,14 @@ class PagePast:
             return Reading(kind=entry.content_kind, text=self.text, text_method="ocr", note=scan.note(),
                            ocr=scan.summary(), content_hash=entry.content_hash, restored=True)
         return Reading(kind=entry.content_kind, text=self.text, text_method=NOT_MODIFIED,
-                       content_hash=entry.content_hash, restored=True)
+                       content_hash=entry.content_hash, restored=True, lang=entry.lang,
+                       shapes=shapes_from_json(entry.shapes) if entry.shapes else ())
+
+    def restored_fetched(self, fetched: Fetched) -> Fetched:
+        """A 304's answer with the title its page had (a 304 has no body to read it from)."""
+        if self.entry is None or fetched.title or self.text is None:
+            return fetched
+        return replace(fetched, title=self.entry.title)
 
     def linked_before(self) -> dict[str, Any]:
         """Claim id -> its stored ``found_linked``: an unchanged page links where it linked, so

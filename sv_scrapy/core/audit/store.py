@@ -103,6 +103,12 @@ class Entry:
     run_id: str = ""  # the run that wrote this entry
     results: list[ClaimRecord] = field(default_factory=list)  # that run's claim records
     rendered: bool = False  # read through the browser: rendered again next run, never a 304
+    # what a 304 restores besides the text, so that the page is judged as its last 200 was: the
+    # language, the title and an HTML text's line shapes (core.page.shape.shapes_to_json; None: an
+    # entry of a release that kept none, whose page is read in full once)
+    lang: str = ""
+    title: str = ""
+    shapes: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Entry:

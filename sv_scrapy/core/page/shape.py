@@ -14,7 +14,9 @@ the heading-like lines above stand in for the structure (``context.line_context`
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 CELL_JOIN = " | "  # how core.page.text joins a row's cells on its line
 
@@ -33,3 +35,24 @@ class LineShape:
 
 
 PLAIN = LineShape()
+
+
+def shapes_to_json(shapes: Sequence[LineShape]) -> dict[str, Any]:
+    """What the store keeps of a page's shapes, so that a 304 reads the page as its last 200
+    did: each distinct shape once, and each line's index into them.
+
+    >>> row = LineShape("row", ("Band", "Rate"), "Band 1", "Rates")
+    >>> kept = shapes_to_json((PLAIN, row, row, LineShape("h2")))
+    >>> kept["lines"]
+    [0, 1, 1, 2]
+    >>> shapes_from_json(kept) == (PLAIN, row, row, LineShape("h2"))
+    True
+    """
+    distinct: dict[LineShape, int] = {}
+    lines = [distinct.setdefault(shape, len(distinct)) for shape in shapes]
+    return {"shapes": [[s.kind, list(s.columns), s.row_header, s.caption] for s in distinct], "lines": lines}
+
+
+def shapes_from_json(data: Mapping[str, Any]) -> tuple[LineShape, ...]:
+    table = [LineShape(kind, tuple(columns), row_header, caption) for kind, columns, row_header, caption in data["shapes"]]
+    return tuple(table[i] for i in data["lines"])
