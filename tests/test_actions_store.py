@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from sv_scrapy.core.audit.storeformat import FORMAT
 from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
 
@@ -120,7 +121,7 @@ def test_month_2_starts_from_month_1s_store_and_a_failed_month_3_says_so(runner:
         web.clear_log()
         second, info2 = month(runner, 2, web)
         assert second.returncode == 0, second.stderr[-2000:]
-        assert info2["store_note"].startswith("store restored from run 1001 of 2027-01-01: format 3, 1 entr(y/ies)")
+        assert info2["store_note"].startswith(f"store restored from run 1001 of 2027-01-01: format {FORMAT}, 1 entr(y/ies)")
         assert info2["last_complete"] == "2027-01-01"
         doc2 = json.loads((Path(info2["work"]) / "_local/source-verify/audit/audit.json").read_text())
         assert doc2["news_since"] == doc1["generated_at"] and doc2["stats"]["not_modified_urls"] == 1

@@ -100,6 +100,7 @@ def test_a_hand_damaged_entry_in_the_old_store_is_the_only_one_set_aside(tmp_pat
     # full once, as in the test above)
     others = [e for e in web.log if e.method == "GET" and e.url not in (DMTO, ARCHIVES) and "robots" not in e.url]
     assert [e.status for e in others if e.url.endswith(".pdf")] == [304]
+    assert all(e.status == 200 and "If-None-Match" not in e.headers for e in others if not e.url.endswith(".pdf"))
 
 
 def test_a_store_from_a_newer_release_is_refused_in_one_line_and_left_untouched(tmp_path: Path) -> None:

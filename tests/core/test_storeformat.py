@@ -117,14 +117,16 @@ def test_a_new_store_is_born_versioned(tmp_path: Path) -> None:
     assert seal_text("a").startswith("sv-text")
 
 
-def test_a_format2_store_becomes_format3_untouched(tmp_path: Path) -> None:
-    """Format 3 only adds archive/ (then and now): a format-2 store keeps every file as it was."""
+@pytest.mark.parametrize("found", [2, 3])
+def test_a_format2_or_3_store_becomes_the_current_format_untouched(tmp_path: Path, found: int) -> None:
+    """Format 3 only adds archive/ (then and now), format 4 the entries' 304 fields (an entry
+    without them is read in full once): the store keeps every file as it was."""
     root = tmp_path / "store"
     store = ContentStore(root, CLOCK)
     store.save_text("https://a.gouv.fr/x", "texte")
-    (root / "FORMAT.json").write_text(json.dumps({"format": 2}), encoding="utf-8")
+    (root / "FORMAT.json").write_text(json.dumps({"format": found}), encoding="utf-8")
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and p.name != "FORMAT.json"}
     result = migrate(root, CLOCK)
-    assert (result.found, result.format, result.migrated) == (2, 3, True)
-    assert read_format(root) == 3 and json.loads((root / "FORMAT.json").read_text())["migrated_from"] == 2
+    assert (result.found, result.format, result.migrated) == (found, FORMAT, True)
+    assert read_format(root) == FORMAT and json.loads((root / "FORMAT.json").read_text())["migrated_from"] == found
     assert {p: p.read_bytes() for p in before} == before

@@ -27,10 +27,11 @@ def next_entry(fetched: Fetched, reading: Reading, outcome: PageOutcome, previou
         etag, last_modified = etag or prev.etag, last_modified or prev.last_modified
     stable = bool(reading.content_hash) and state.stable_hash == reading.content_hash
     # what goes with the text: a page read now gives its own; a 304 or a failure keeps the last
+    # (with the text the journal keeps: a read that gave no text keeps the last one's)
     lang, title, shapes = prev.lang, prev.title, prev.shapes
-    if reading.kind and not reading.restored:
+    if reading.content_hash and not reading.restored:
         lang, title = reading.lang, fetched.title
-        shapes = shapes_to_json(reading.shapes) if reading.kind == "html" else None
+        shapes = shapes_to_json(reading.shapes, reading.text) if reading.kind == "html" else None
     return Entry(
         url=fetched.url, fetched_at=fetched.fetched_at, http_status=fetched.http_status,
         fetch_status=outcome.fetch_status, content_hash=reading.content_hash or prev.content_hash,

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from sv_scrapy.core.audit.store import ContentStore, Entry
 from sv_scrapy.core.page.ocr import OcrText
 from sv_scrapy.core.page.pagerecord import Fetched, Previous
 from sv_scrapy.core.page.reader import Reading
-from sv_scrapy.core.page.shape import shapes_from_json
+from sv_scrapy.core.page.shape import LineShape, shapes_from_json
 
 NOT_MODIFIED = "store (304 Not Modified)"  # the text method of a page restored from the store
 
@@ -41,12 +42,20 @@ class PagePast:
         """Read through the browser last time: a script-built page is rendered again, whole."""
         return self.entry is not None and self.entry.rendered
 
+    @cached_property
+    def shapes(self) -> tuple[LineShape, ...] | None:
+        """The stored HTML text's line shapes; None when none were kept with this very text (an
+        older store, a text written without its entry, a damaged value)."""
+        if self.entry is None or self.text is None or self.entry.shapes is None:
+            return None
+        return shapes_from_json(self.entry.shapes, self.text)
+
     def conditional_headers(self) -> dict[str, str]:
         """``If-None-Match``/``If-Modified-Since`` for a page a 304 can be restored from."""
         entry = self.entry
         if entry is None or entry.fetch_status != "OK" or self.text is None:
             return {}
-        if entry.content_kind == "html" and entry.shapes is None:  # kept no shapes: read in full once
+        if entry.content_kind == "html" and self.shapes is None:  # a 304 could not restore its structure
             return {}
         headers = {"If-None-Match": entry.etag, "If-Modified-Since": entry.last_modified}
         return {name: value for name, value in headers.items() if value}
@@ -60,10 +69,10 @@ class PagePast:
         scan = OcrText.from_json(dict(self.ocr)) if self.ocr else None
         if scan is not None and scan.text.strip():  # a scan: its text was OCR, and this sure
             return Reading(kind=entry.content_kind, text=self.text, text_method="ocr", note=scan.note(),
-                           ocr=scan.summary(), content_hash=entry.content_hash, restored=True)
+                           ocr=scan.summary(), content_hash=entry.content_hash, restored=True, lang=entry.lang)
         return Reading(kind=entry.content_kind, text=self.text, text_method=NOT_MODIFIED,
                        content_hash=entry.content_hash, restored=True, lang=entry.lang,
-                       shapes=shapes_from_json(entry.shapes) if entry.shapes else ())
+                       shapes=self.shapes or ())
 
     def restored_fetched(self, fetched: Fetched) -> Fetched:
         """A 304's answer with the title its page had (a 304 has no body to read it from)."""

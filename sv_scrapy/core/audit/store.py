@@ -4,7 +4,8 @@ not read it), and a run journal so an audit killed halfway resumes where it stop
 Layout under ``<SV_OUTPUT_DIR>/store/``::
 
     pages/<sha1(url)>.json   entry: hashes, validators, content state, fail streak, the
-                             excerpts around each claim's figures, this run's claim results
+                             excerpts around each claim's figures, this run's claim results,
+                             and what a 304 restores with the text (lang, title, line shapes)
     text/<sha1(url)>.txt     the cleaned text of the last fetch that had one
     pdf/<sha1(url)>.pdf      bytes of a PDF without a text layer (for the LLM layer)
     run.json                 the current run: id, parameters, finished or not
@@ -103,12 +104,12 @@ class Entry:
     run_id: str = ""  # the run that wrote this entry
     results: list[ClaimRecord] = field(default_factory=list)  # that run's claim records
     rendered: bool = False  # read through the browser: rendered again next run, never a 304
-    # what a 304 restores besides the text, so that the page is judged as its last 200 was: the
-    # language, the title and an HTML text's line shapes (core.page.shape.shapes_to_json; None: an
-    # entry of a release that kept none, whose page is read in full once)
+    # what a 304 restores besides the text, so that the page is judged as its last full read was
+    # (store format 4): the language, the title and an HTML text's line shapes, one JSON text tied
+    # to that text's hash (core.page.shape.shapes_to_json; None: none kept, the page is read in full)
     lang: str = ""
     title: str = ""
-    shapes: dict[str, Any] | None = None
+    shapes: str | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Entry:

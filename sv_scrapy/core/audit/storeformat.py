@@ -10,7 +10,10 @@
   and adds a step to :func:`migrate`;
 * **3** — format 2 with ``archive/``: the Wayback Machine's answers for then and now
   (``core.audit.archive.cache``); a format-2 store needs nothing rewritten, the folder appears when
-  first written.
+  first written;
+* **4** — entries keep what a 304 restores with the text (language, title, an HTML text's line
+  shapes tied to that text's hash: ``Entry``); nothing is rewritten: an entry without them has
+  its HTML page read in full once, not asked conditionally.
 
 A store without ``FORMAT.json`` is *pre-versioned* (0 or 1, told apart file by file): it is
 read leniently and migrated once, in place, by the run that holds the output folder's lock.
@@ -42,7 +45,7 @@ from sv_scrapy.core.clock import Clock
 from sv_scrapy.core.errors import SvError
 
 #: The store format this release writes (older ones are migrated, a newer one refused).
-FORMAT = 3
+FORMAT = 4
 FORMAT_FILE = "FORMAT.json"
 
 
@@ -157,7 +160,7 @@ def migrate(root: Path, clock: Clock) -> Migration:
     found = check_format(root)
     if found == FORMAT:
         return Migration(found)
-    if found == 2:  # 2 -> 3: archive/ is new, nothing existing changes shape
+    if found in (2, 3):  # archive/ (3) and the entries' new fields (4) appear as they are written
         result = Migration(found)
         _write_format(root, clock, result)
         return result

@@ -9,7 +9,7 @@ kept at text extraction (``core.page.shape``) and read here in three parts:
   figure; in a table, its row header(s) and its cell; for a ``<dd>``, its ``<dt>``;
 * **inherited**: its column header, the table's caption, the headings (h1–h6) of its section,
   a short paragraph just above it holding no figure, the page's title; a text without structure
-  (a PDF's text layer, plain text, a page restored from the store): the heading-like lines above
+  (a PDF's text layer, plain text): the heading-like lines above
   it (short, no figure), the nearest first;
 * **elsewhere**: another sentence, row or item of the page that states a figure among the claim's words.
 

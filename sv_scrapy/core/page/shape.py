@@ -8,15 +8,16 @@ that a figure's context can be read as the page structures it (``core.page.conte
 * a heading (h1–h6): its level (the headings above a line are read off the lines before it);
 * a list item, a footnote, a paragraph.
 
-A text without shapes (a PDF, plain text, a page restored from the store) is read line by line:
+A text without shapes (a PDF, plain text) is read line by line:
 the heading-like lines above stand in for the structure (``context.line_context``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import hashlib
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 CELL_JOIN = " | "  # how core.page.text joins a row's cells on its line
 
@@ -37,22 +38,50 @@ class LineShape:
 PLAIN = LineShape()
 
 
-def shapes_to_json(shapes: Sequence[LineShape]) -> dict[str, Any]:
-    """What the store keeps of a page's shapes, so that a 304 reads the page as its last 200
-    did: each distinct shape once, and each line's index into them.
+
+def shapes_to_json(shapes: Sequence[LineShape], text: str) -> str:
+    """What the store keeps of a page's shapes, so that a 304 reads the page as its last full read
+    did: one compact JSON text holding each table's caption and columns once, each distinct
+    (kind, table, row header) once, each line's index into those, and the hash of the ``text``
+    the shapes belong to (they are restored with that text only).
 
     >>> row = LineShape("row", ("Band", "Rate"), "Band 1", "Rates")
-    >>> kept = shapes_to_json((PLAIN, row, row, LineShape("h2")))
-    >>> kept["lines"]
-    [0, 1, 1, 2]
-    >>> shapes_from_json(kept) == (PLAIN, row, row, LineShape("h2"))
-    True
+    >>> shapes = (PLAIN, row, LineShape("row", ("Band", "Rate"), "Band 2", "Rates"), LineShape("h2"))
+    >>> kept = shapes_to_json(shapes, "text")
+    >>> json.loads(kept)["tables"], json.loads(kept)["lines"]
+    ([['Rates', ['Band', 'Rate']]], [0, 1, 2, 3])
+    >>> shapes_from_json(kept, "text") == shapes, shapes_from_json(kept, "another text")
+    (True, None)
     """
-    distinct: dict[LineShape, int] = {}
-    lines = [distinct.setdefault(shape, len(distinct)) for shape in shapes]
-    return {"shapes": [[s.kind, list(s.columns), s.row_header, s.caption] for s in distinct], "lines": lines}
+    tables: dict[tuple[str, tuple[str, ...]], int] = {}
+    distinct: dict[tuple[str, int, str], int] = {}
+    lines = []
+    for shape in shapes:
+        table = tables.setdefault((shape.caption, shape.columns), len(tables)) if shape.caption or shape.columns else -1
+        lines.append(distinct.setdefault((shape.kind, table, shape.row_header), len(distinct)))
+    return json.dumps({"text": _sha256(text), "tables": [[caption, list(columns)] for caption, columns in tables],
+                       "shapes": [list(key) for key in distinct], "lines": lines},
+                      ensure_ascii=False, separators=(",", ":"))
 
 
-def shapes_from_json(data: Mapping[str, Any]) -> tuple[LineShape, ...]:
-    table = [LineShape(kind, tuple(columns), row_header, caption) for kind, columns, row_header, caption in data["shapes"]]
-    return tuple(table[i] for i in data["lines"])
+def shapes_from_json(kept: str, text: str) -> tuple[LineShape, ...] | None:
+    """The shapes kept with ``text``; None when they were kept with another text or do not read
+    (then the page is read in full again rather than judged without its structure).
+
+    >>> shapes_from_json("{", "text"), shapes_from_json('{"text": 1}', "text")
+    (None, None)
+    """
+    try:
+        data = json.loads(kept)
+        if data["text"] != _sha256(text):
+            return None
+        tables = [(str(caption), tuple(str(c) for c in columns)) for caption, columns in data["tables"]]
+        table = [LineShape(str(kind), tables[t][1] if t >= 0 else (), str(row_header), tables[t][0] if t >= 0 else "")
+                 for kind, t, row_header in data["shapes"]]
+        return tuple(table[i] for i in data["lines"])
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
