@@ -4,10 +4,11 @@ the line shapes, language and title its last full read found, kept with that ver
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from sv_scrapy.core.audit.journal import next_entry
 from sv_scrapy.core.audit.past import PagePast
-from sv_scrapy.core.audit.store import Entry
+from sv_scrapy.core.audit.store import ContentStore, Entry
 from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome
 from sv_scrapy.core.page.reader import Reading
 from sv_scrapy.core.page.shape import LineShape, shapes_to_json
@@ -48,7 +49,7 @@ def test_shapes_kept_with_another_text_or_none_at_all_mean_a_full_read() -> None
 
 def test_the_journal_keeps_what_goes_with_the_text_it_keeps() -> None:
     first = journal(READ, None)
-    assert (first.lang, first.title) == ("fr", "Barème") and PagePast(URL, first, TEXT).shapes == SHAPES
+    assert (first.lang, first.title) == ("fr", "Barème") and PagePast(URL, first, TEXT).restored_reading().shapes == SHAPES
     # a 304 (restored) and a read that gave no text keep the last full read's
     restored = PagePast(URL, first, TEXT).restored_reading()
     assert journal(restored, first, status=304, title="").shapes == first.shapes
@@ -58,3 +59,12 @@ def test_the_journal_keeps_what_goes_with_the_text_it_keeps() -> None:
     assert (failed.lang, failed.title, failed.shapes) == ("fr", "Barème", first.shapes)
     # a page that became a PDF keeps no HTML shapes
     assert journal(Reading(kind="pdf", text="Levy 21.40 %", content_hash="h2"), first).shapes is None
+
+
+def test_a_plain_text_pages_line_ends_come_back_as_stored(tmp_path: Path) -> None:
+    """A text/plain page keeps its "\\r\\n": read back as text, its hash check failed and the text
+    was set aside every month (no 304, no baseline for the change diff)."""
+    store = ContentStore(tmp_path / "store")
+    store.save_text(URL, "Fee\r\n12.50 %\rend")
+    assert store.text(URL) == "Fee\r\n12.50 %\rend"
+    assert not (tmp_path / "store" / "corrupt").exists()

@@ -23,7 +23,7 @@ from sv_scrapy.core.audit.store import ContentStore, Entry
 from sv_scrapy.core.page.ocr import OcrText
 from sv_scrapy.core.page.pagerecord import Fetched, Previous
 from sv_scrapy.core.page.reader import Reading
-from sv_scrapy.core.page.shape import LineShape, shapes_from_json
+from sv_scrapy.core.page.shape import LineShape, kept_with, shapes_from_json
 
 NOT_MODIFIED = "store (304 Not Modified)"  # the text method of a page restored from the store
 
@@ -43,19 +43,19 @@ class PagePast:
         return self.entry is not None and self.entry.rendered
 
     @cached_property
-    def shapes(self) -> tuple[LineShape, ...] | None:
-        """The stored HTML text's line shapes; None when none were kept with this very text (an
-        older store, a text written without its entry, a damaged value)."""
-        if self.entry is None or self.text is None or self.entry.shapes is None:
-            return None
-        return shapes_from_json(self.entry.shapes, self.text)
+    def shapes_kept(self) -> bool:
+        """Line shapes were kept with this very text (not: an older store, a text written without
+        its entry). Checked by the hash alone: most pages answer 200, and their shapes are never
+        decoded."""
+        return self.entry is not None and self.entry.shapes is not None and self.text is not None \
+            and kept_with(self.entry.shapes, self.text)
 
     def conditional_headers(self) -> dict[str, str]:
         """``If-None-Match``/``If-Modified-Since`` for a page a 304 can be restored from."""
         entry = self.entry
         if entry is None or entry.fetch_status != "OK" or self.text is None:
             return {}
-        if entry.content_kind == "html" and self.shapes is None:  # a 304 could not restore its structure
+        if entry.content_kind == "html" and not self.shapes_kept:  # a 304 could not restore its structure
             return {}
         headers = {"If-None-Match": entry.etag, "If-Modified-Since": entry.last_modified}
         return {name: value for name, value in headers.items() if value}
@@ -72,7 +72,11 @@ class PagePast:
                            ocr=scan.summary(), content_hash=entry.content_hash, restored=True, lang=entry.lang)
         return Reading(kind=entry.content_kind, text=self.text, text_method=NOT_MODIFIED,
                        content_hash=entry.content_hash, restored=True, lang=entry.lang,
-                       shapes=self.shapes or ())
+                       shapes=self._restored_shapes())
+
+    def _restored_shapes(self) -> tuple[LineShape, ...]:
+        kept = self.entry.shapes if self.entry is not None and self.shapes_kept else None
+        return (shapes_from_json(kept, self.text or "") or ()) if kept is not None else ()
 
     def restored_fetched(self, fetched: Fetched) -> Fetched:
         """A 304's answer with the title its page had (a 304 has no body to read it from)."""

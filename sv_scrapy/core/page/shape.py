@@ -64,6 +64,17 @@ def shapes_to_json(shapes: Sequence[LineShape], text: str) -> str:
                       ensure_ascii=False, separators=(",", ":"))
 
 
+def kept_with(kept: str, text: str) -> bool:
+    """Whether ``kept`` (``shapes_to_json``) belongs to ``text``, without decoding it: the hash
+    is written first.
+
+    >>> kept = shapes_to_json((PLAIN,), "text")
+    >>> kept_with(kept, "text"), kept_with(kept, "other"), kept_with("{damaged", "text")
+    (True, False, False)
+    """
+    return kept.startswith(f'{{"text":"{_sha256(text)}"')
+
+
 def shapes_from_json(kept: str, text: str) -> tuple[LineShape, ...] | None:
     """The shapes kept with ``text``; None when they were kept with another text or do not read
     (then the page is read in full again rather than judged without its structure).
