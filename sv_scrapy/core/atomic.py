@@ -27,7 +27,7 @@ def _replacing(path: str | os.PathLike[str], binary: bool = False) -> Iterator[I
     except OSError as exc:
         raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
     try:
-        handle: IO[Any] = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")
+        handle: IO[Any] = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
         with handle as fh:
             yield fh
             fh.flush()

@@ -195,7 +195,9 @@ class ContentStore:
     def read_text_file(self, path: Path, url: str) -> str | None:
         """A stored text checked (``sealed``); a damaged one is set aside and read as absent."""
         try:
-            stored = path.read_text(encoding="utf-8")
+            # bytes, then text: read_text would turn a plain-text page's "\r\n" into "\n", and its
+            # hash check would fail every month
+            stored = path.read_bytes().decode("utf-8")
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError):
