@@ -4,6 +4,7 @@ union, every file shared by a hard link and no part's file ever written through.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -67,3 +68,23 @@ def test_a_part_without_the_base_is_laid_over_an_empty_store(tmp_path: Path) -> 
     built = build_merged_store(None, [(part, [A])], tmp_path / "out" / "store")
     assert sorted(tree(built)) == sorted(f"{rel}" for rel in (f"pages/{url_key(A)}.json", f"text/{url_key(A)}.txt",
                                                                f"text/{url_key(A)}.stable.txt"))
+
+
+def test_a_frame_or_linked_documents_copy_is_the_newest_of_the_parts(tmp_path: Path) -> None:
+    """``extras/`` is keyed by the document's URL, which any part may fetch: the part that fetched
+    it this month wins over the copy every part restored, whichever part comes first."""
+    stores = [tmp_path / f"p{i}" / "store" for i in (1, 2, 3)]
+    frame, linked = url_key("https://f.example/frame"), url_key("https://g.example/doc.pdf")
+
+    def extra(store: Path, key: str, at: str) -> None:
+        put(store, f"extras/{key}.json", json.dumps({"fetched_at": at, "text": at}))
+
+    for store in stores:  # all restored from last month's store
+        extra(store, frame, "2027-01-01T03:00:00+00:00")
+        extra(store, linked, "2027-01-01T03:00:00+00:00")
+    extra(stores[0], frame, "2027-02-01T03:10:00+00:00")  # part 1 (the base) fetched the frame
+    extra(stores[2], linked, "2027-02-01T03:20:00+00:00")  # part 3 fetched the linked document
+    built = build_merged_store(stores[0], [(s, []) for s in stores], tmp_path / "out" / "store")
+    got = tree(built)
+    assert json.loads(got[f"extras/{frame}.json"])["fetched_at"].startswith("2027-02")
+    assert json.loads(got[f"extras/{linked}.json"])["fetched_at"].startswith("2027-02")

@@ -4,14 +4,17 @@ Every part started from the same store (last month's merged one, restored) and w
 hosts' files, so the merge takes the first part's store whole — the memory of every page, cited
 this month or not — and lays over it, part by part, the files of the URLs that part fetched
 (``pages/``, ``text/``, ``pdf/``; ``robots/`` of its hosts). Content-addressed caches (``ocr/``,
-``archive/``) are the union. ``claims.json``, ``history.json`` and ``run.json`` are the merge's
-own (written by the caller into the new store before it replaces the old one).
+``archive/``) are the union. A frame's or linked document's validators and text (``extras/``,
+keyed by that document's URL, which any part may have fetched) are the newest of the parts'.
+``claims.json``, ``history.json`` and ``run.json`` are the merge's own (written by the caller
+into the new store before it replaces the old one).
 
 Built beside the target and swapped in with renames: a merge killed halfway leaves the old store.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Collection, Iterable, Sequence
@@ -71,6 +74,54 @@ def _url_files(urls: Iterable[str]) -> dict[str, set[str]]:
     return wanted
 
 
+def _fetched_at(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return str(json.load(fh).get("fetched_at") or "")
+    except (OSError, ValueError, AttributeError):
+        return ""  # damaged: any readable copy wins (the store's own check sets it aside on read)
+
+
+def _place_newest_extras(stores: Sequence[Path], target: Path) -> None:
+    """Each ``extras/`` file from the part that wrote it last. Every part holds last month's copy
+    (restored with the store) and a part that fetched the document this month its new one; which
+    part that is follows the citing page, not the document's host. A date is read only where two
+    parts' copies differ."""
+    newest: dict[str, tuple[str, str | None]] = {}  # name -> (path, its fetched_at once read)
+    for store in stores:
+        try:
+            entries = list(os.scandir(store / "extras"))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in entries:
+            held = newest.get(entry.name)
+            if held is None:
+                newest[entry.name] = (entry.path, None)
+                continue
+            if _same_bytes(held[0], entry.path):
+                continue
+            held_at = held[1] if held[1] is not None else _fetched_at(held[0])
+            at = _fetched_at(entry.path)
+            newest[entry.name] = (entry.path, at) if at > held_at else (held[0], held_at)
+    if newest:
+        os.makedirs(target, exist_ok=True)
+    for name, (path, _) in newest.items():
+        _place(path, str(target / name), replace=True)
+
+
+def _same_bytes(a: str, b: str) -> bool:
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+        if (sa.st_ino, sa.st_dev) == (sb.st_ino, sb.st_dev):
+            return True
+        if sa.st_size != sb.st_size:
+            return False
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            return fa.read() == fb.read()
+    except OSError:
+        return False
+
+
 def build_merged_store(base: Path | None, parts: Sequence[tuple[Path, Iterable[str]]], target: Path) -> Path:
     """The merged store, built in a fresh folder beside ``target`` (returned; ``swap_in`` puts it
     in place): ``base`` whole (None: empty), then each part store's files of its URLs over it.
@@ -96,6 +147,7 @@ def build_merged_store(base: Path | None, parts: Sequence[tuple[Path, Iterable[s
         for name in UNION:
             if (store / name).is_dir():
                 _link_all(str(store / name), str(building / name), replace=False)
+    _place_newest_extras([store for store, _ in parts], building / "extras")
     if base is not None and base.is_dir():
         _link_all(str(base), str(building), replace=False, skip=OWN)  # a part's file stays over the base's
     return building
