@@ -139,7 +139,7 @@ def test_month_2_starts_from_month_1s_store_and_a_failed_month_3_says_so(runner:
     assert rest.strip() == issue2.strip()  # last month's report kept below
 
 
-def test_an_expired_or_damaged_artifact_is_a_new_baseline_said_in_one_line(runner: dict[str, Any]) -> None:
+def test_an_expired_artifact_is_a_new_baseline_and_a_newer_releases_store_fails_the_month(runner: dict[str, Any]) -> None:
     state = runner["tmp"] / "gh-state"
     (state / "runs.json").write_text(json.dumps([{"databaseId": "7", "createdAt": "2027-01-01T00:00:00Z",
                                                    "conclusion": "success"}]))
@@ -151,5 +151,7 @@ def test_an_expired_or_damaged_artifact_is_a_new_baseline_said_in_one_line(runne
     newer.mkdir(parents=True)
     (newer / "FORMAT.json").write_text('{"format": 99}')
     refused = step(runner, "restore-store.sh", str(runner["tmp"] / "store"), outputs=gh_out)
-    assert refused.returncode == 0 and "not usable" in outputs_of(gh_out)["store_note"]
+    # a rollback: the newer release's memory is not replaced by a new baseline; the month fails
+    assert refused.returncode == 1 and "newer sv_scrapy" in outputs_of(gh_out)["store_note"]
+    assert "not starting a new baseline" in outputs_of(gh_out)["store_note"]
     assert not (runner["tmp"] / "store").exists()

@@ -9,7 +9,8 @@
 # left it half-written. The restored store is checked (sv_scrapy.ops.storecheck: every entry's
 # checksum, every text's hash) before it replaces STORE_DIR. Every outcome is one line, in the
 # job summary and in $GITHUB_OUTPUT (store_note=…, last_complete=<date of that run>); finding no
-# store is never silent (the audit's report says it starts a new baseline, too).
+# store is never silent (the audit's report says it starts a new baseline, too). A store a newer
+# release wrote fails the step (exit 1) instead: after a rollback, a new baseline would replace it.
 # Needs: gh (GH_TOKEN with actions: read), GITHUB_REPOSITORY; SV_PYTHON (default .venv/bin/python).
 set -uo pipefail
 store=${1:?usage: restore-store.sh STORE_DIR [WORKFLOW_FILE]}
@@ -39,6 +40,12 @@ if ! gh run download "$run_id" --repo "$GITHUB_REPOSITORY" --name "$artifact" --
   exit 0
 fi
 if ! check=$("$python" -m sv_scrapy.ops.storecheck "$download" 2>&1); then
+  case $check in
+    *"newer sv_scrapy"*)
+      # a rollback: a new baseline would be uploaded over the newer release's memory and lose it
+      say "the store of run $run_id ($when) was written by a newer sv_scrapy ($check); not starting a new baseline over it: run that release again, or delete the $artifact artifact to start afresh"
+      exit 1;;
+  esac
   say "no previous store: the store of run $run_id ($when) is not usable ($check); this audit starts a new baseline"
   exit 0
 fi
