@@ -67,3 +67,35 @@ def test_an_entry_that_kept_no_shapes_is_read_in_full_once(tmp_path: Path) -> No
     months, statuses = audit_months(tmp_path, between=as_an_older_release_wrote_it)
     assert statuses == [200, 200, 304]
     assert months[0] == months[1] == months[2]
+
+
+FRAMESET = "https://www.portail.gouv.fr/taux"
+FRAME = "https://www.portail.gouv.fr/frames/taux.html"
+
+
+def framed(said: str) -> str:
+    return f"<html><body><p>Le taux applicable est de {said}.</p><p>{'Texte explicatif. ' * 20}</p></body></html>"
+
+
+def test_a_static_frameset_is_read_in_full_so_its_frames_changes_are_seen(tmp_path: Path) -> None:
+    """The frameset never changes; its content frame does. A 304 of the frameset restored the text
+    joined with last month's frame, and the audit said the old figure still stood."""
+    corpus = write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": f"# FR\n- Duty 5.81 % ([a]({FRAMESET}))\n"})
+    config = make_config(tmp_path / "config", liveness=FAST_ANY_HOST,
+                         source_verify={"extraction": {"primary_only": False}})
+    priors = []
+    with MockWeb() as web:
+        web.route(FRAMESET, Route(body="<html><head><title>Portail</title></head><body><h1>Taux</h1>"
+                                       "<iframe src='/frames/taux.html'></iframe></body></html>"))
+        web.route(FRAME, Route(sequence=[Route(body=framed("5,81 %")), Route(body=framed("6,20 %"))]))
+        for now in MONTHS:
+            result = crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / "out",
+                                      proxy_env=web.env(), extra_env={"SV_NOW": now})
+            assert result.returncode == 0, result.stderr[-2000:]
+            (item,) = json.loads((tmp_path / "out" / "audit" / "audit.json").read_text(encoding="utf-8"))["items"]
+            priors.append(item["prior"])
+        asked = {url: [(e.status, "If-None-Match" in e.headers) for e in web.log if e.url == url and e.method == "GET"]
+                 for url in (FRAMESET, FRAME)}
+    assert priors == ["TOKENS_PRESENT", "TOKENS_ABSENT", "TOKENS_ABSENT"]
+    assert asked[FRAMESET] == [(200, False)] * 3  # never asked conditionally: its text joins a frame's
+    assert asked[FRAME] == [(200, False), (200, True), (304, True)]  # the frame is, each month

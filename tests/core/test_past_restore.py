@@ -68,3 +68,9 @@ def test_a_plain_text_pages_line_ends_come_back_as_stored(tmp_path: Path) -> Non
     store.save_text(URL, "Fee\r\n12.50 %\rend")
     assert store.text(URL) == "Fee\r\n12.50 %\rend"
     assert not (tmp_path / "store" / "corrupt").exists()
+
+
+def test_a_page_whose_text_joins_frames_is_never_asked_conditionally() -> None:
+    framed = entry(results=[{"id": "fr:2:a", "frames": ["https://www.rates.gov.uk/frame"]}])
+    assert PagePast(URL, framed, TEXT).conditional_headers() == {}
+    assert PagePast(URL, entry(results=[{"id": "fr:2:a", "frames": []}]), TEXT).conditional_headers() != {}

@@ -57,6 +57,11 @@ class PagePast:
             return {}
         if entry.content_kind == "html" and not self.shapes_kept:  # a 304 could not restore its structure
             return {}
+        # its stored text joins its frames', and a 304 of the page would not ask them again: a static
+        # frameset's content frame changes while the frameset answers 304 (the frames themselves are
+        # asked conditionally when the page is read)
+        if any(record.get("frames") for record in entry.results):
+            return {}
         headers = {"If-None-Match": entry.etag, "If-Modified-Since": entry.last_modified}
         return {name: value for name, value in headers.items() if value}
 
