@@ -46,6 +46,7 @@ from typing import Any, TypeVar
 from sv_scrapy.core.atomic import write_bytes, write_json, write_text
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.clock import Clock
+from sv_scrapy.core.digest import sha256_hex
 from sv_scrapy.core.page.changes import ContentState
 
 _T = TypeVar("_T")
@@ -54,12 +55,8 @@ logger = logging.getLogger(__name__)
 TEXT_HEADER = "sv-text sha256="  # first line of a stored text: the hash of what follows
 
 
-def _sha256(data: str) -> str:
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()
-
-
 def _entry_checksum(data: dict[str, Any]) -> str:
-    return _sha256(json.dumps(data, sort_keys=True, ensure_ascii=False))
+    return sha256_hex(json.dumps(data, sort_keys=True, ensure_ascii=False))
 
 
 def seal_text(text: str) -> str:
@@ -68,7 +65,7 @@ def seal_text(text: str) -> str:
     >>> seal_text("Taux 5,81 %").splitlines()[0][:20]
     'sv-text sha256=c8a4b'
     """
-    return f"{TEXT_HEADER}{_sha256(text)}\n{text}"
+    return f"{TEXT_HEADER}{sha256_hex(text)}\n{text}"
 
 
 def open_text(stored: str) -> str | None:
@@ -78,7 +75,7 @@ def open_text(stored: str) -> str | None:
     ('a\nb', None, None)
     """
     header, sep, text = stored.partition("\n")
-    if not sep or not header.startswith(TEXT_HEADER) or _sha256(text) != header[len(TEXT_HEADER):]:
+    if not sep or not header.startswith(TEXT_HEADER) or sha256_hex(text) != header[len(TEXT_HEADER):]:
         return None
     return text
 
@@ -237,7 +234,7 @@ class ContentStore:
 
         def check(data: dict[str, Any]) -> tuple[bytes, str]:
             body, when = data["body"], data["fetched_at"]
-            if data.get("checksum") != _sha256(body) or not isinstance(when, str):
+            if data.get("checksum") != sha256_hex(body) or not isinstance(when, str):
                 raise ValueError("checksum mismatch")
             return body.encode("utf-8"), when
 
@@ -256,7 +253,7 @@ class ContentStore:
     def save_robots(self, robots_url: str, body: bytes) -> None:
         text = body.decode("utf-8", "replace")
         write_json(self._path("robots", robots_url, ".json"),
-                   {"url": robots_url, "fetched_at": self.clock.iso(), "body": text, "checksum": _sha256(text)})
+                   {"url": robots_url, "fetched_at": self.clock.iso(), "body": text, "checksum": sha256_hex(text)})
 
     def extra(self, url: str) -> tuple[dict[str, str], str] | None:
         """A frame's or linked document's validators (``etag``, ``last_modified``) and the text
@@ -264,7 +261,7 @@ class ContentStore:
 
         def check(data: dict[str, Any]) -> tuple[dict[str, str], str]:
             text = data["text"]
-            if data.get("url") != url or not isinstance(text, str) or data.get("checksum") != _sha256(text):
+            if data.get("url") != url or not isinstance(text, str) or data.get("checksum") != sha256_hex(text):
                 raise ValueError("checksum mismatch")
             return {k: str(data.get(k) or "") for k in ("etag", "last_modified")}, text
 
@@ -273,7 +270,7 @@ class ContentStore:
     def save_extra(self, url: str, etag: str, last_modified: str, text: str) -> None:
         write_json(self._path("extras", url, ".json"),
                    {"url": url, "fetched_at": self.clock.iso(), "etag": etag, "last_modified": last_modified,
-                    "text": text, "checksum": _sha256(text)})
+                    "text": text, "checksum": sha256_hex(text)})
 
     # -- the run journal -----------------------------------------------------------------
     def begin_run(self, params: dict[str, Any]) -> tuple[str, bool]:

@@ -14,10 +14,11 @@ the heading-like lines above stand in for the structure (``context.line_context`
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from sv_scrapy.core.digest import sha256_hex
 
 CELL_JOIN = " | "  # how core.page.text joins a row's cells on its line
 
@@ -36,7 +37,6 @@ class LineShape:
 
 
 PLAIN = LineShape()
-
 
 
 def shapes_to_json(shapes: Sequence[LineShape], text: str) -> str:
@@ -59,7 +59,7 @@ def shapes_to_json(shapes: Sequence[LineShape], text: str) -> str:
     for shape in shapes:
         table = tables.setdefault((shape.caption, shape.columns), len(tables)) if shape.caption or shape.columns else -1
         lines.append(distinct.setdefault((shape.kind, table, shape.row_header), len(distinct)))
-    return json.dumps({"text": _sha256(text), "tables": [[caption, list(columns)] for caption, columns in tables],
+    return json.dumps({"text": sha256_hex(text), "tables": [[caption, list(columns)] for caption, columns in tables],
                        "shapes": [list(key) for key in distinct], "lines": lines},
                       ensure_ascii=False, separators=(",", ":"))
 
@@ -72,7 +72,7 @@ def kept_with(kept: str, text: str) -> bool:
     >>> kept_with(kept, "text"), kept_with(kept, "other"), kept_with("{damaged", "text")
     (True, False, False)
     """
-    return kept.startswith(f'{{"text":"{_sha256(text)}"')
+    return kept.startswith(f'{{"text":"{sha256_hex(text)}"')
 
 
 def shapes_from_json(kept: str, text: str) -> tuple[LineShape, ...] | None:
@@ -84,7 +84,7 @@ def shapes_from_json(kept: str, text: str) -> tuple[LineShape, ...] | None:
     """
     try:
         data = json.loads(kept)
-        if data["text"] != _sha256(text):
+        if data["text"] != sha256_hex(text):
             return None
         tables = [(str(caption), tuple(str(c) for c in columns)) for caption, columns in data["tables"]]
         table = [LineShape(str(kind), tables[t][1] if t >= 0 else (), str(row_header), tables[t][0] if t >= 0 else "")
@@ -92,7 +92,3 @@ def shapes_from_json(kept: str, text: str) -> tuple[LineShape, ...] | None:
         return tuple(table[i] for i in data["lines"])
     except (ValueError, KeyError, TypeError, IndexError):
         return None
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
