@@ -30,8 +30,9 @@ class ReadPipeline:
         page = ItemAdapter(item)
         fetched, body = page["fetched"], page["body"]
         if fetched.http_status == 304:  # a 304 carries no body: the stored copy's reading
-            page["reading"] = self._restored(page)
-            page["fetched"] = (page["past"] or PagePast(page["url"])).restored_fetched(fetched)
+            past = page["past"] or PagePast(page["url"])
+            page["reading"] = self._restored(past)
+            page["fetched"] = past.restored_fetched(fetched)
         elif body is not None:  # a failure, a refusal or a failing answer has nothing to read
             page["reading"] = await journey_of(self.crawler).read(
                 body, fetched.content_type, truncated=fetched.truncated,
@@ -39,8 +40,8 @@ class ReadPipeline:
                 urls=(page["url"], fetched.final_url), scopes=[c.get("scope", "") for c in page["claims"]])
         return item
 
-    def _restored(self, page: ItemAdapter) -> Reading:
-        reading = (page["past"] or PagePast(page["url"])).restored_reading()
+    def _restored(self, past: PagePast) -> Reading:
+        reading = past.restored_reading()
         if reading.restored:
             self.crawler.stats.inc_value("sv/store/not_modified")
             if reading.ocr:

@@ -80,8 +80,10 @@ class PagePast:
                        shapes=self._restored_shapes())
 
     def _restored_shapes(self) -> tuple[LineShape, ...]:
-        kept = self.entry.shapes if self.entry is not None and self.shapes_kept else None
-        return (shapes_from_json(kept, self.text or "") or ()) if kept is not None else ()
+        """The kept shapes, when they were kept with this text (``shapes_from_json`` checks)."""
+        if self.entry is None or self.entry.shapes is None or self.text is None:
+            return ()
+        return shapes_from_json(self.entry.shapes, self.text) or ()
 
     def restored_fetched(self, fetched: Fetched) -> Fetched:
         """A 304's answer with the title its page had (a 304 has no body to read it from)."""
