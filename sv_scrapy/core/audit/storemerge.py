@@ -14,6 +14,7 @@ Built beside the target and swapped in with renames: a merge killed halfway leav
 
 from __future__ import annotations
 
+import filecmp
 import json
 import os
 import shutil
@@ -98,7 +99,7 @@ def _place_newest_extras(stores: Sequence[Path], target: Path) -> None:
             if held is None:
                 newest[entry.name] = (entry.path, None)
                 continue
-            if _same_bytes(held[0], entry.path):
+            if _same_file(held[0], entry.path):
                 continue
             held_at = held[1] if held[1] is not None else _fetched_at(held[0])
             at = _fetched_at(entry.path)
@@ -109,15 +110,10 @@ def _place_newest_extras(stores: Sequence[Path], target: Path) -> None:
         _place(path, str(target / name), replace=True)
 
 
-def _same_bytes(a: str, b: str) -> bool:
+def _same_file(a: str, b: str) -> bool:
+    """One inode, or the same bytes (the standard library's comparison, sizes first)."""
     try:
-        sa, sb = os.stat(a), os.stat(b)
-        if (sa.st_ino, sa.st_dev) == (sb.st_ino, sb.st_dev):
-            return True
-        if sa.st_size != sb.st_size:
-            return False
-        with open(a, "rb") as fa, open(b, "rb") as fb:
-            return fa.read() == fb.read()
+        return os.path.samefile(a, b) or filecmp.cmp(a, b, shallow=False)
     except OSError:
         return False
 
