@@ -14,6 +14,7 @@ and the dataclass defaults below derive from it. No Scrapy import: ``runtime.py`
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -137,25 +138,34 @@ class Config:
         return []
 
 
-def _read_json(path: Path) -> Any:
+# a config file's text, or None when there is none: the folder on disk (``read_file``), or the folder
+# as a revision of its repository holds it (``corpusgit.files_at``: the pull-request check's rules)
+Reader = Callable[[Path], str | None]
+
+
+def read_file(path: Path) -> str | None:
+    """A config file's text on disk; None when absent. Unreadable: ``ConfigError``."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found (set SV_CONFIG_DIR to the folder holding it)") from None
+        return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError):
+        return None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
+
+
+def _read_json(path: Path, read: Reader = read_file) -> Any:
+    text = read(path)
+    if text is None:
+        raise ConfigError(f"{path}: file not found (set SV_CONFIG_DIR to the folder holding it)")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
 
 
-def find_allowlist(config_dir: Path) -> Path | None:
-    """The allowlist sits in the config folder; a playbook repo keeps it in ``../scripts/``."""
-    for candidate in (config_dir / ALLOWLIST_FILE, config_dir.parent / "scripts" / ALLOWLIST_FILE):
-        if candidate.is_file():
-            return candidate
-    return None
+def allowlist_candidates(config_dir: Path) -> tuple[Path, Path]:
+    """Where the allowlist may sit: the config folder; a playbook repo keeps it in ``../scripts/``."""
+    return config_dir / ALLOWLIST_FILE, config_dir.parent / "scripts" / ALLOWLIST_FILE
 
 
 def parse_allowlist(text: str) -> frozenset[str]:
@@ -219,24 +229,27 @@ def _archive(raw: dict[str, Any]) -> ArchiveSettings:
                            int(raw.get("max_lookups", _default("archive.max_lookups"))))
 
 
-def load_config(config_dir: str | Path) -> Config:
-    """Read, validate and type the config folder; raise ``ConfigError`` with one line."""
+def load_config(config_dir: str | Path, read: Reader | None = None) -> Config:
+    """Read, validate and type the config folder; raise ``ConfigError`` with one line. ``read``
+    (default: the files on disk) gives each file's text, or None for a file that is not there."""
     cdir = Path(config_dir)
-    if not cdir.is_dir():
-        raise ConfigError(f"{cdir}: config folder not found (SV_CONFIG_DIR)")
+    if read is None:
+        if not cdir.is_dir():
+            raise ConfigError(f"{cdir}: config folder not found (SV_CONFIG_DIR)")
+        read = read_file
     sv_path, ul_path = cdir / SOURCE_VERIFY_FILE, cdir / LIVENESS_FILE
-    sv = _read_json(sv_path)
+    sv = _read_json(sv_path, read)
     validate(sv, SOURCE_VERIFY_SPEC, str(sv_path))
-    ul = _read_json(ul_path)
+    ul = _read_json(ul_path, read)
     validate(ul, LIVENESS_SPEC, str(ul_path))
 
-    allowlist_path = find_allowlist(cdir)
+    allowlist_path: Path | None = None
     allowlist: frozenset[str] = frozenset()
-    if allowlist_path is not None:
-        try:
-            allowlist = parse_allowlist(allowlist_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{allowlist_path}: cannot read: {exc}") from None
+    for candidate in allowlist_candidates(cdir):
+        text = read(candidate)
+        if text is not None:
+            allowlist_path, allowlist = candidate, parse_allowlist(text)
+            break
 
     ex = sv["extraction"]
     hosts = HostRules(

@@ -3,18 +3,21 @@ holds the corpus, whether REF is one of its revisions, and the corpus as it stoo
 
 REF comes from the user (or a pull request's base): it is checked with ``git rev-parse --verify
 REF^{commit}`` and never read as an option. A corpus outside any repository, or a REF that is no
-revision of it, is the user's mistake: one line, exit 2.
+revision of it, is the user's mistake: one line, exit 2. The config folder, when the repository
+holds it, is read at REF too (``reader_at``): the pull-request check's rules are the base's.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sv_scrapy.core.errors import ArgumentError, CorpusError
+from sv_scrapy.config import Reader, read_file
+from sv_scrapy.core.errors import ArgumentError, ConfigError, CorpusError
 
 GIT_TIMEOUT = 120.0
 
@@ -71,3 +74,37 @@ def corpus_at(rev: Revision, dest: Path) -> Path:
         # the "data" filter: no absolute paths, no links out of dest, no device files
         tar.extractall(dest, filter="data")
     return dest / rev.prefix
+
+
+def repo_path(rev: Revision, path: Path) -> str | None:
+    """``path`` as the repository names it (``config/_source-verify.json``); None when it lies
+    outside the repository's work tree (no change of the repository can edit it)."""
+    # the path as written first: a symlink the change puts in the work tree must not choose which
+    # file of the revision is read; then with links resolved (a checkout under a linked folder)
+    for candidate in (Path(os.path.abspath(path)), path.resolve()):
+        if candidate.is_relative_to(rev.top):
+            return candidate.relative_to(rev.top).as_posix()
+    return None
+
+
+def file_at(rev: Revision, path: str) -> str | None:
+    """The text of the repository's file ``path`` at the revision; None when it has none there."""
+    proc = _git(rev.top, "cat-file", "blob", f"{rev.commit}:{path}")
+    if proc.returncode != 0:
+        return None
+    try:
+        return proc.stdout.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} at {rev.commit[:12]}: cannot read: {exc}") from None
+
+
+def reader_at(rev: Revision) -> Reader:
+    """A config reader (``config.Reader``) of the files as they stood at the revision: a file inside
+    the repository's work tree is read at REF, whatever the work tree holds now; one outside it
+    (SV_CONFIG_DIR beside the corpus's repository) is read from disk."""
+
+    def read(path: Path) -> str | None:
+        inside = repo_path(rev, path)
+        return read_file(path) if inside is None else file_at(rev, inside)
+
+    return read

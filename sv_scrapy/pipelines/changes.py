@@ -26,7 +26,8 @@ def export_changes(run: Run, check: ChangeCheck, records: list[ClaimRecord], fai
     """Write the check's documents; set ``run.change_failures``. Raises ``OutputError``."""
     items = [check.annotated(record, change) for record, change in zip(records, check.checked, strict=True)]
     removed = check.removed()
-    findings = prcheck.all_findings(items)
+    own = check.own_findings()  # an edit of the rules that judge the change: no claim's
+    findings = prcheck.all_findings(items, own)
     ref = f"{check.revision.ref} ({check.revision.commit[:12]})"
     report = run.out_dir / "changes.md"
     doc: dict[str, Any] = {
@@ -39,14 +40,16 @@ def export_changes(run: Run, check: ChangeCheck, records: list[ClaimRecord], fai
     # the failing claims alone, in the worklist's shape: what `scrapy verify --worklist` is given in CI
     failing = [i for i in items if any(f.level == prcheck.ERROR for f in prcheck.findings_of(i))]
     write_json(run.out_dir / FAILING_WORKLIST, {**doc, "items": failing, "stats": worklist_stats(failing)})
-    write_text(report, prcheck.changes_markdown(items, removed, ref))
+    write_text(report, prcheck.changes_markdown(items, removed, ref, extra=own))
     run.change_failures = sum(f.level == prcheck.ERROR for f in findings)
-    lines = [prcheck.summary_line(items, len(removed), check.changes.moved, check.revision.commit[:12], str(report))]
+    lines = [prcheck.summary_line(items, len(removed), check.changes.moved, check.revision.commit[:12], str(report),
+                                  own)]
     if run.params.get("ci"):
         lines = prcheck.annotation_lines(findings) + lines
         if step_summary := env("GITHUB_STEP_SUMMARY"):
-            summary = prcheck.changes_markdown(items, removed, ref, limit=prcheck.STEP_SUMMARY_LIMIT - 1)  # + the line's newline
+            summary = prcheck.changes_markdown(items, removed, ref, limit=prcheck.STEP_SUMMARY_LIMIT - 1,  # + its newline
+                                               extra=own)
             append_lines(step_summary, [summary], "$GITHUB_STEP_SUMMARY")
         if github_output := env("GITHUB_OUTPUT"):
-            append_lines(github_output, prcheck.output_lines(items, str(report)), "$GITHUB_OUTPUT")
+            append_lines(github_output, prcheck.output_lines(items, str(report), own), "$GITHUB_OUTPUT")
     print("\n".join(lines), flush=True)

@@ -144,6 +144,7 @@ class ClaimSpider(scrapy.Spider):
         params = cls.parse_arguments(raw)
         check_settings(settings)
         cls.check_run(rt, params)
+        rt = cls.judged_by(rt, params)
         # the lock first: a run that finds it taken leaves at once and touches nothing
         lock = acquire(rt.output_dir, f"scrapy crawl {cls.name}", rt.clock.iso())
         try:
@@ -162,6 +163,12 @@ class ClaimSpider(scrapy.Spider):
     @classmethod
     def check_run(cls, rt: Runtime, params: Mapping[str, Any]) -> None:
         """A spider's own checks of its arguments and inputs, before the lock: nothing is written yet."""
+
+    @classmethod
+    def judged_by(cls, rt: Runtime, params: Mapping[str, Any]) -> Runtime:
+        """The runtime whose config judges the run (its extraction, politeness and exclusions):
+        ``rt``, the one ``SV_CONFIG_DIR`` gives, unless the spider says otherwise."""
+        return rt
 
     def open_store(self, found: Preflight) -> tuple[ContentStore, Migration]:
         """The run's content store, in the current format (``preflight`` migrated it), and what

@@ -9,7 +9,7 @@ from typing import Any
 
 import scrapy
 
-from sv_scrapy.changedsince import check_changes
+from sv_scrapy.changedsince import base_runtime, check_changes
 from sv_scrapy.core.args import parse_bool, parse_date, parse_int
 from sv_scrapy.core.atomic import append_lines
 from sv_scrapy.core.audit.past import PagePast, load_past
@@ -66,6 +66,12 @@ class WorklistSpider(ClaimSpider):
             for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
                 if path := env(name):
                     append_lines(path, [], f"${name}")
+
+    @classmethod
+    def judged_by(cls, rt: Runtime, params: Mapping[str, Any]) -> Runtime:
+        # the pull-request check: a change never supplies the rules it is judged by (the config
+        # folder at REF: extraction, politeness and exclusions; sv_scrapy.baserules)
+        return rt if params["changed_since"] is None else base_runtime(rt, params["changed_since"])
 
     def open_run(self, found: Preflight) -> Run:
         rt, p = found.runtime, found.params

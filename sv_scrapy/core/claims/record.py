@@ -79,6 +79,7 @@ class ClaimRecord(TypedDict, total=False):
     before: dict[str, Any] | None  # the claim at the revision: line_no, claim_text, source_url, inline_stamp
     also_stated: list[str]  # figure_changed: "scope:line" still stating the old figure, same page or host
     old_figures: list[str]  # the replaced figures those lines still state
+    rules_effect: str  # what the change's own edit of the config would do to the claim ("": none; judged by the base's)
 
 
 def records_of(data: object) -> list[ClaimRecord]:

@@ -5,8 +5,9 @@ it is shown (``changes.md``, GitHub annotations, the one console line, ``$GITHUB
 a soft 404 included); a ``new``/``figure_changed``/``source_changed`` claim whose page is DEAD.
 **Warns**: a page that could not be read this time (blocked, 5xx, robots, binary, a scan without
 text; a re-stamped claim's DEAD page too) — a ministry's bad minute never turns the check red —
-and a corrected figure whose old value still stands on another line citing the same page or host.
-A figure found only in another context fails nothing; the table says so.
+and a corrected figure whose old value still stands on another line citing the same page or host,
+and an edit of the rules that judge the change (the config folder: the check ran by the base's;
+``extra`` findings, on the rule file). A figure found only in another context fails nothing.
 
 Claim words come from the pull request and excerpts from the web: in annotations they are
 escaped as the Actions toolkit escapes them, in Markdown as every report escapes them.
@@ -63,6 +64,9 @@ def findings_of(item: Mapping[str, Any]) -> list[Finding]:
     elif prior not in (TOKENS_PRESENT, WEAK_MATCH):
         out.append(Finding(WARNING, path, line, "cited page not read this time",
                            f"{_what(item)}; {prior} ({status}): {item.get('note', '')} - not a failure, check it by hand"))
+    if effect := str(item.get("rules_effect") or ""):  # the change also edits the rules: said where it bites
+        out = [Finding(f.level, f.path, f.line, f.title, f"{f.message} ({effect}; judged by the base's rules)")
+               for f in out]
     also = list(item.get("also_stated") or [])
     if also:
         old = ", ".join(str(v) for v in item.get("old_figures") or [])
@@ -71,8 +75,10 @@ def findings_of(item: Mapping[str, Any]) -> list[Finding]:
     return out
 
 
-def all_findings(items: Sequence[Mapping[str, Any]]) -> list[Finding]:
-    return [f for item in items for f in findings_of(item)]
+def all_findings(items: Sequence[Mapping[str, Any]], extra: Sequence[Finding] = ()) -> list[Finding]:
+    """Every finding: the checked claims', then ``extra`` (the change's own, not a claim's: an edit
+    of the rules that judge it)."""
+    return [f for item in items for f in findings_of(item)] + list(extra)
 
 
 def outcome(item: Mapping[str, Any]) -> str:
@@ -106,23 +112,27 @@ def _row(item: Mapping[str, Any], change: str, says: str, result: str) -> str:
             f"{md_text(result)} |")
 
 
-def changes_sections(items: Sequence[Mapping[str, Any]], removed: Sequence[Mapping[str, Any]], ref: str) -> list[Section]:
-    """One table: each checked claim, then each removed one (its line at the revision, not fetched)."""
-    findings = all_findings(items)
+def changes_sections(items: Sequence[Mapping[str, Any]], removed: Sequence[Mapping[str, Any]], ref: str,
+                     extra: Sequence[Finding] = ()) -> list[Section]:
+    """One table: each checked claim, then each removed one (its line at the revision, not fetched);
+    the change's own findings (``extra``) above it."""
+    findings = all_findings(items, extra)
     errors = sum(f.level == ERROR for f in findings)
     head = [f"# Claims changed since {md_code(ref)}", "",
             f"{len(items)} claim(s) checked: {errors} failing finding(s), {len(findings) - errors} warning(s), "
-            f"{len(removed)} removed (not fetched).", "",
-            "| where | change | claim | what the page says | outcome |", "|---|---|---|---|---|"]
+            f"{len(removed)} removed (not fetched).", ""]
+    for f in extra:
+        head += [f"⚠️ {md_code(f.path)}: {md_text(f.message)}", ""]
+    head += ["| where | change | claim | what the page says | outcome |", "|---|---|---|---|---|"]
     rows = [_row(i, str(i.get("change")), page_says(i), outcome(i)) for i in items]
     rows += [_row(r, "removed", "", "not fetched (line at the revision)") for r in removed]
     return [Section(head, rows, [""])]
 
 
 def changes_markdown(items: Sequence[Mapping[str, Any]], removed: Sequence[Mapping[str, Any]], ref: str,
-                     limit: int = 0) -> str:
+                     limit: int = 0, extra: Sequence[Finding] = ()) -> str:
     """``changes.md``; with ``limit`` (bytes), cut on a row to fit (the step summary)."""
-    sections = changes_sections(items, removed, ref)
+    sections = changes_sections(items, removed, ref, extra)
     return fit(sections, limit or 1 << 62, more=lambda n: f"_… {n} more row(s) in changes.md (the artifact)._",
                measure=lambda text: len(text.encode("utf-8")))
 
@@ -145,17 +155,18 @@ def annotation_lines(findings: Sequence[Finding], per_kind: int = ANNOTATIONS_PE
     return lines
 
 
-def summary_line(items: Sequence[Mapping[str, Any]], removed: int, moved: int, ref: str, report: str) -> str:
-    findings = all_findings(items)
+def summary_line(items: Sequence[Mapping[str, Any]], removed: int, moved: int, ref: str, report: str,
+                 extra: Sequence[Finding] = ()) -> str:
+    findings = all_findings(items, extra)
     errors = sum(f.level == ERROR for f in findings)
     verdict = "FAILS" if errors else "passes"
     return (f"changes since {ref[:40]}: {len(items)} claim(s) checked, {errors} failing, "
             f"{len(findings) - errors} warning(s), {removed} removed, {moved} moved -> {verdict} ({report})")
 
 
-def output_lines(items: Sequence[Mapping[str, Any]], report: str) -> list[str]:
+def output_lines(items: Sequence[Mapping[str, Any]], report: str, extra: Sequence[Finding] = ()) -> list[str]:
     """``$GITHUB_OUTPUT``: ``findings``, ``warnings``, ``claims_checked``, ``report``."""
-    findings = all_findings(items)
+    findings = all_findings(items, extra)
     errors = sum(f.level == ERROR for f in findings)
     return [f"findings={errors}", f"warnings={len(findings) - errors}", f"claims_checked={len(items)}",
             f"report={report}"]
