@@ -56,8 +56,8 @@ def test_the_job_status_is_the_commands() -> None:
     assert "continue-on-error" not in job()
 
 
-def test_contents_read_only_and_nothing_else() -> None:
-    assert workflow()["permissions"] == {"contents": "read"}
+def test_read_only_contents_and_actions_and_nothing_else() -> None:
+    assert workflow()["permissions"] == {"contents": "read", "actions": "read"}  # actions: the store's artifact
     assert "permissions" not in job()
     for s in job()["steps"]:
         if s.get("uses", "").startswith("actions/checkout@"):
@@ -74,6 +74,53 @@ def test_the_store_is_restored_and_never_uploaded() -> None:
     assert not [s for s in steps if s.get("uses", "").startswith("actions/cache")]
     uploads = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert uploads and all("store" not in s["with"]["path"] and s["with"]["name"] != "sv-store" for s in uploads)
+
+
+# gh as GitHub answers a token with the workflow's permissions: a repository's runs and their artifacts
+# need actions: read (FAKE_GH_PERMISSIONS); one successful monthly run whose sv-store is FAKE_GH_STORE
+FAKE_GH = r'''#!PYTHON
+import json, os, shutil, sys
+args = sys.argv[1:]
+if json.loads(os.environ["FAKE_GH_PERMISSIONS"]).get("actions") not in ("read", "write"):
+    print("HTTP 403: Resource not accessible by integration", file=sys.stderr); sys.exit(1)
+if args[:2] == ["run", "list"]:
+    print("1001 2027-01-01T03:17:05Z")
+elif args[:2] == ["run", "download"] and args[args.index("--name") + 1] == "sv-store":
+    shutil.copytree(os.environ["FAKE_GH_STORE"], args[args.index("--dir") + 1], dirs_exist_ok=True)
+else:
+    sys.exit(2)
+'''
+
+
+@pytest.mark.parametrize("permissions", ["the workflow's", "contents: read alone"])
+def test_the_restore_step_restores_the_monthly_store(tmp_path: Path, permissions: str) -> None:
+    """The step's own command, run as the runner runs it (in the tool's checkout, with its env),
+    against a gh that refuses what the token may not read."""
+    from sv_scrapy.core.audit.storeformat import FORMAT
+
+    restore = step("restore-store.sh")
+    tool, bin_dir, artifact = tmp_path / "tool", tmp_path / "bin", tmp_path / "artifact"
+    tool.mkdir()
+    (tool / "deploy").symlink_to(PROJECT_DIR / "deploy")
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(FAKE_GH.replace("PYTHON", sys.executable), encoding="utf-8")
+    (bin_dir / "gh").chmod(0o755)
+    artifact.mkdir()
+    (artifact / "FORMAT.json").write_text(json.dumps({"format": FORMAT}), encoding="utf-8")
+    granted = workflow()["permissions"] if permissions == "the workflow's" else {"contents": "read"}
+    outputs = tmp_path / "github_output"
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "GH_TOKEN": "token", "GITHUB_REPOSITORY": "owner/playbooks",
+           "GITHUB_OUTPUT": str(outputs), "SV_PYTHON": sys.executable, "FAKE_GH_STORE": str(artifact),
+           "FAKE_GH_PERMISSIONS": json.dumps(granted), "PYTHONPATH": str(PROJECT_DIR)}  # the tool checkout
+    assert restore["working-directory"] == "tool" and set(restore["env"]) == {"GH_TOKEN"}
+    proc = subprocess.run(["bash", "-c", restore["run"]], cwd=tool, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    note = outputs.read_text(encoding="utf-8")
+    if permissions == "the workflow's":
+        assert "store restored from run 1001" in note and (tool / "_local/source-verify/store/FORMAT.json").is_file()
+    else:  # what the workflow did before actions: read: every check ran without its 304s
+        assert "no previous store" in note and not (tool / "_local").exists()
 
 
 def test_the_model_layer_is_off_for_forks_and_without_a_key() -> None:
