@@ -3,8 +3,7 @@ caller, and a downloader's exception described (spiders and the page journey ali
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
@@ -12,18 +11,18 @@ from sv_scrapy.core.page.pagerecord import FetchFailure
 from sv_scrapy.downloadermiddlewares.guard import TargetRefused
 from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
 
-if TYPE_CHECKING:
-    import scrapy
-
 # every non-2xx status reaches the callback; 3xx stay with RedirectMiddleware, but 304
 # (our conditional requests) is an answer, not a redirect
 HANDLED_STATUSES = [304, *range(400, 600), 999]
 
 
-def failed_request(failure: Failure) -> scrapy.Request:
+def failed_request(failure: Failure) -> Request:
     """The request an errback's failure is about: Scrapy sets it on the Failure it hands the
-    errback, an attribute Twisted's Failure does not declare (the package's one ignore for it)."""
-    request: scrapy.Request = failure.request  # type: ignore[attr-defined]
+    errback, an attribute Twisted's Failure does not declare, so it is looked up and checked
+    (a Failure with none is no errback's: a code error, never a page's outcome)."""
+    request = getattr(failure, "request", None)
+    if not isinstance(request, Request):
+        raise TypeError(f"an errback's failure carries its request; this one has none: {failure!r}")
     return request
 
 
