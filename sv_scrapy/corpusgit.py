@@ -71,9 +71,17 @@ def corpus_at(rev: Revision, dest: Path) -> Path:
     if proc.returncode != 0:
         raise CorpusError(f"git archive {rev.commit[:12]} failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
     with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
-        # the "data" filter: no absolute paths, no links out of dest, no device files
-        tar.extractall(dest, filter="data")
+        tar.extractall(dest, filter=_inside)
     return dest / rev.prefix
+
+
+def _inside(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """The "data" filter (no absolute paths, no links out of dest, no device files), a member it
+    refuses skipped rather than raised: the working tree's walk skips a link out of the corpus too."""
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        return None
 
 
 def repo_path(rev: Revision, path: Path) -> str | None:

@@ -155,3 +155,20 @@ def test_rules_missing_at_the_base_are_one_line_naming_the_revision(tmp_path: Pa
     rev = resolve_revision(repo / "playbooks", "HEAD")
     with pytest.raises(ConfigError, match=r"^the base's rules \(HEAD at [0-9a-f]{12}\).*_source-verify.json"):
         base_config(rev, repo / "config")
+
+
+def test_a_link_out_of_the_corpus_at_the_base_is_skipped_never_followed(tmp_path: Path) -> None:
+    """The base's corpus is unpacked by ``git archive``: a link out of it (absolute, or climbing out)
+    is skipped as the working tree's walk skips it, never followed and never a traceback."""
+    from sv_scrapy.corpusgit import corpus_at, resolve_revision
+    from testing.gitcorpus import git
+
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, {FR: playbook("2026-05-01")}, "base")
+    (repo / "playbooks/countries/fr/passwd.md").symlink_to("/etc/passwd")
+    (repo / "playbooks/countries/de").symlink_to("../../../../../../etc")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "links out")
+    root = corpus_at(resolve_revision(repo / "playbooks", "HEAD"), tmp_path / "at")
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == [
+        "countries", "countries/fr", "countries/fr/playbook.md"]
