@@ -117,3 +117,21 @@ def test_cache_marker_only_with_a_ttl_and_scans_without_citations() -> None:
     assert marked["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
     scan = build_params(ITEM, Shape("m", 100), pdf=b"%PDF-1.4 scan")["messages"][0]["content"]
     assert scan[0]["type"] == "document" and "citations" not in scan[0]
+
+
+def test_a_models_words_reach_the_report_as_inert_text() -> None:
+    """A model's answer is untrusted text (it may repeat what a page told it): in the review report
+    each of its fields stays on its own line, with no link, tag or workflow command of its own."""
+    from sv_scrapy.llm.report import render_verify_markdown
+
+    hostile = "ok\n::error file=x::spoof\n<img src=x onerror=alert(1)> [click](https://e.vil) @maintainer"
+    verdict = {**ITEM, "verdict": "MATCH", "confidence": "HIGH", "source_says": hostile, "note": hostile,
+               "guardrail_actions": [hostile]}
+    usage = {"calls": 1, "prompt_tokens": 1, "input_tokens": 1, "cache_write_5m_tokens": 0, "cache_write_1h_tokens": 0,
+             "cache_read_input_tokens": 0, "output_tokens": 1, "cost_usd": None}
+    text = render_verify_markdown({"scope": "fr", "generated_at": "2026-12-07T00:00:00Z", "model": "m", "mode": "sync",
+                                   "usage": usage, "estimate": {}, "verdicts": [verdict]})
+    lines = [line for line in text.splitlines() if "spoof" in line]
+    assert [line.split(":", 1)[0] for line in lines] == ["- source says", "- note", "- guardrails (model said `None`)"]
+    assert not [line for line in text.splitlines() if line.startswith("::")]
+    assert "<img" not in text and "](https://e.vil" not in text and "@maintainer" not in text

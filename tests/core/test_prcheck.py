@@ -101,3 +101,20 @@ def test_a_row_with_an_excerpt_links_to_the_figure_on_the_page() -> None:
     assert "[↪ at the figure](https://a.gouv.fr/x#:~:text=" in table
     absent = item(prior="TOKENS_ABSENT", excerpts=[], page_excerpt="")
     assert "#:~:text=" not in changes_markdown([absent], [], "origin/main")  # nothing on the page to land on
+
+
+def test_an_edit_of_the_rules_is_a_warning_of_the_change_shown_above_the_table() -> None:
+    from sv_scrapy.core.report.prcheck import summary_line
+
+    edit = Finding(WARNING, "config/_url-liveness.json", 1, "the change edits the rules that judge it",
+                   "this change edits the rules that judge it: host(s) excluded: a.gouv.fr | [x](https://e.vil)")
+    hidden = item("restamped", prior="TOKENS_ABSENT", rules_effect="the change's own rules would exclude a.gouv.fr")
+    (finding,) = findings_of(hidden)
+    assert finding.level == ERROR and finding.message.endswith("(the change's own rules would exclude a.gouv.fr; "
+                                                               "judged by the base's rules)")
+    assert output_lines([hidden], "/o/changes.md", [edit])[:2] == ["findings=1", "warnings=1"]
+    assert "1 failing, 1 warning(s)" in summary_line([hidden], 0, 0, "abc", "/o/changes.md", [edit])
+    text = changes_markdown([hidden], [], "main", extra=[edit])
+    above, _, _ = text.partition("| where |")
+    assert "⚠️ `config/_url-liveness.json`: this change edits the rules" in above
+    assert "](https://e.vil" not in text  # the edit's words are escaped like a claim's
