@@ -92,6 +92,9 @@ def test_a_change_that_edits_its_own_rules_is_judged_by_the_bases(tmp_path: Path
     with MockWeb() as web:
         web.route(URL, body=PAGE)
         result, gets = check(repo, tmp_path / "out", web)
+    # the base's politeness: the page was asked for, at the base's floor after its robots.txt
+    assert [e.url for e in gets] == [f"https://{HOST}/robots.txt", URL]
+    assert gets[1].began - gets[0].began >= FLOOR_MS / 1000 - 0.01
     assert result.returncode == 3, result.stderr[-2000:]
     (error,) = annotations(result.stdout, "error")
     assert error[:3] == (FR, LINE, "figure not on the cited page"), error
@@ -100,9 +103,6 @@ def test_a_change_that_edits_its_own_rules_is_judged_by_the_bases(tmp_path: Path
     assert "this change edits the rules that judge it" in warning[3] and says in warning[3], warning
     if edit != "floor":  # where the edit bites, the claim's own line says so too
         assert "judged by the base's rules" in error[3], error
-    # the base's politeness: the page was asked for, at the base's floor after its robots.txt
-    assert [e.url for e in gets] == [f"https://{HOST}/robots.txt", URL]
-    assert gets[1].began - gets[0].began >= FLOOR_MS / 1000 - 0.01
     assert "this change edits the rules that judge it" in (tmp_path / "out" / "changes.md").read_text(encoding="utf-8")
 
 
