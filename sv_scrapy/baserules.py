@@ -25,7 +25,6 @@ from sv_scrapy.config import (
     Config,
     Reader,
     allowlist_candidates,
-    load_config,
     parse_allowlist,
     read_file,
 )
@@ -35,6 +34,7 @@ from sv_scrapy.core.page.safety import host_listed
 from sv_scrapy.core.policy import HostPolicy
 from sv_scrapy.core.politeness import policy_for
 from sv_scrapy.corpusgit import Revision, reader_at, repo_path
+from sv_scrapy.runtime import config_in
 
 LISTED = 5  # hosts or floors named in the warning; the rest counted
 
@@ -43,7 +43,7 @@ def base_config(rev: Revision, config_dir: Path) -> Config:
     """The config folder as ``rev`` holds it (files outside the repository: from disk). A folder
     that is not valid there is the user's mistake: one line naming the revision, exit 2."""
     try:
-        return load_config(config_dir, reader_at(rev))
+        return config_in(config_dir, reader_at(rev))
     except ConfigError as exc:
         raise ConfigError(f"the base's rules ({rev.ref} at {rev.commit[:12]}), which judge the change: {exc}") from None
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from sv_scrapy.baserules import RulesChange, base_config, edited_rules, rules_change
-from sv_scrapy.config import load_config
 from sv_scrapy.core.audit.changeset import Changed, ChangeSet, diff_claims
 from sv_scrapy.core.claims.claims import Claim, Extraction, extract_corpus, scope_matches
 from sv_scrapy.core.claims.record import ClaimRecord
@@ -26,7 +25,7 @@ from sv_scrapy.core.claims.sampling import select_sample
 from sv_scrapy.core.errors import CorpusError
 from sv_scrapy.core.report.prcheck import WARNING, Finding
 from sv_scrapy.corpusgit import Revision, corpus_at, resolve_revision
-from sv_scrapy.runtime import Runtime
+from sv_scrapy.runtime import Runtime, config_in
 
 
 @dataclass
@@ -114,7 +113,7 @@ def _rules_change(rt: Runtime, revision: Revision, params: Mapping[str, Any], no
     edited = edited_rules(revision, rt.config.config_dir)
     if not edited:
         return None
-    head = load_config(rt.config.config_dir)
+    head = config_in(rt.config.config_dir)
     try:
         under_head = _extract(replace(rt, config=head), rt.corpus_root, params, {}).claims
     except CorpusError:  # its rules find no playbook at all: every claim stops being one

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sv_scrapy.config import Config, load_config
+from sv_scrapy.config import Config, Reader, load_config
 from sv_scrapy.core.claims.claims import ExtractOptions
 from sv_scrapy.core.clock import Clock, clock_from
 from sv_scrapy.core.errors import ArgumentError, CorpusError
@@ -63,7 +63,14 @@ def config_of(settings: Mapping[str, Any]) -> Config:
     """The one road to the typed config: ``SV_CONFIG_DIR``'s files, loaded and checked. A run
     loads it once (``resolve``) and hands it down; a crawl's components take the run's
     (``crawlstate.crawl_config``)."""
-    return load_config(Path(settings["SV_CONFIG_DIR"]))
+    return config_in(Path(settings["SV_CONFIG_DIR"]))
+
+
+def config_in(config_dir: Path, read: Reader | None = None) -> Config:
+    """A config folder's files as ``read`` gives them (default: on disk), loaded and checked: the
+    pull-request check also reads the folder at REF (its rules, ``baserules.base_config``) and
+    the working tree's (to say what the change does to them)."""
+    return load_config(config_dir, read)
 
 
 def page_rules(config: Config) -> PageRules:
