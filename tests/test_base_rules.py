@@ -103,6 +103,7 @@ def test_a_change_that_edits_its_own_rules_is_judged_by_the_bases(tmp_path: Path
     assert "this change edits the rules that judge it" in warning[3] and says in warning[3], warning
     if edit != "floor":  # where the edit bites, the claim's own line says so too
         assert "judged by the base's rules" in error[3], error
+    assert result.worklist()["changed_since"]["rules_edited"] == [file]
     assert "this change edits the rules that judge it" in (tmp_path / "out" / "changes.md").read_text(encoding="utf-8")
 
 

@@ -34,7 +34,9 @@ def export_changes(run: Run, check: ChangeCheck, records: list[ClaimRecord], fai
         "version": 1, "generated_at": run.runtime.clock.iso(), "params": run.params, "complete": not failure,
         "problems": [failure] if failure else [], "stats": worklist_stats(items),
         "changed_since": {"ref": check.revision.ref, "commit": check.revision.commit,
-                          "moved": check.changes.moved, "removed": len(removed)},
+                          "moved": check.changes.moved, "removed": len(removed),
+                          # the rules judged by are the config folder at that commit; these files the change edits
+                          "rules_edited": list(check.rules.edited) if check.rules else []},
         "items": items, "removed": removed, "findings": [asdict(f) for f in findings]}
     write_json(run.out_dir / "worklist.json", doc)
     # the failing claims alone, in the worklist's shape: what `scrapy verify --worklist` is given in CI
