@@ -37,7 +37,11 @@ def step(run_contains: str) -> dict[str, Any]:
 def test_runs_on_pull_requests_touching_the_playbooks_and_on_demand() -> None:
     triggers = workflow().get("on") or workflow()[True]  # YAML 1.1 reads a bare `on` as true
     assert set(triggers) == {"pull_request", "workflow_dispatch"}  # never pull_request_target
-    assert triggers["pull_request"]["paths"] and all(p.endswith(".md") for p in triggers["pull_request"]["paths"])
+    paths = triggers["pull_request"]["paths"]
+    assert [p for p in paths if p.endswith(".md")] == ["**/countries/**/*.md", "**/shared/**/*.md"]
+    # and the rules that judge a change (SV_CONFIG_DIR, the allowlist beside it): their edit is a warning
+    assert job()["env"]["SV_CONFIG_DIR"] == "${{ github.workspace }}/corpus/config"
+    assert set(paths) - {"**/countries/**/*.md", "**/shared/**/*.md"} == {"config/**", "scripts/primary-source-allowlist.txt"}
     assert "base" in triggers["workflow_dispatch"]["inputs"]
 
 
