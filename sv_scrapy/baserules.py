@@ -23,9 +23,7 @@ from sv_scrapy.config import (
     LIVENESS_FILE,
     SOURCE_VERIFY_FILE,
     Config,
-    Reader,
-    allowlist_candidates,
-    parse_allowlist,
+    read_allowlist,
     read_file,
 )
 from sv_scrapy.core.audit.reviewfile import FILE_NAME as REVIEWED_FILE
@@ -60,7 +58,7 @@ def edited_rules(rev: Revision, config_dir: Path) -> list[str]:
         path = config_dir / file
         if _parsed(base(path)) != _parsed(head(path)):
             out.append(name(path))
-    lists = {which: _allowlist(read, config_dir) for which, read in (("base", base), ("head", head))}
+    lists = {which: read_allowlist(config_dir, read) for which, read in (("base", base), ("head", head))}
     if lists["base"] != lists["head"]:
         out.append(name(lists["head"][0] or lists["base"][0] or config_dir / ALLOWLIST_FILE))
     return out
@@ -71,14 +69,6 @@ def _parsed(text: str | None) -> Any:
         return json.loads(text) if text is not None else None
     except json.JSONDecodeError:
         return text  # as text: an edit is still an edit
-
-
-def _allowlist(read: Reader, config_dir: Path) -> tuple[Path | None, frozenset[str]]:
-    for candidate in allowlist_candidates(config_dir):
-        text = read(candidate)
-        if text is not None:
-            return candidate, parse_allowlist(text)
-    return None, frozenset()
 
 
 def _key(claim: Mapping[str, Any]) -> tuple[str, int, str]:
@@ -102,7 +92,7 @@ class RulesChange:
     """What a change does to the rules that judge it (all empty: it leaves them alone)."""
 
     edited: tuple[str, ...]  # the rule files it edits, as the repository names them
-    dropped: dict[tuple[str, int, str], str]  # claims (file, line, URL) its rules no longer extract -> "file:line"
+    dropped: dict[tuple[str, int, str], str]  # claims (file, line, URL) its rules no longer extract -> "scope:line"
     excluded: dict[str, str]  # host -> the excluded_hosts entry it adds, for hosts the corpus cites
     lowered: dict[str, str]  # host (or "global") -> "1000 ms x1 -> 0 ms x1"
 

@@ -139,7 +139,7 @@ class Config:
 
 
 # a config file's text, or None when there is none: the folder on disk (``read_file``), or the folder
-# as a revision of its repository holds it (``corpusgit.files_at``: the pull-request check's rules)
+# as a revision of its repository holds it (``corpusgit.reader_at``: the pull-request check's rules)
 Reader = Callable[[Path], str | None]
 
 
@@ -163,9 +163,14 @@ def _read_json(path: Path, read: Reader = read_file) -> Any:
         raise ConfigError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
 
 
-def allowlist_candidates(config_dir: Path) -> tuple[Path, Path]:
-    """Where the allowlist may sit: the config folder; a playbook repo keeps it in ``../scripts/``."""
-    return config_dir / ALLOWLIST_FILE, config_dir.parent / "scripts" / ALLOWLIST_FILE
+def read_allowlist(config_dir: Path, read: Reader = read_file) -> tuple[Path | None, frozenset[str]]:
+    """The allowlist (its path, its hosts): in the config folder, or where a playbook repo keeps
+    it, ``../scripts/``; none found: ``(None, frozenset())``."""
+    for candidate in (config_dir / ALLOWLIST_FILE, config_dir.parent / "scripts" / ALLOWLIST_FILE):
+        text = read(candidate)
+        if text is not None:
+            return candidate, parse_allowlist(text)
+    return None, frozenset()
 
 
 def parse_allowlist(text: str) -> frozenset[str]:
@@ -243,13 +248,7 @@ def load_config(config_dir: str | Path, read: Reader | None = None) -> Config:
     ul = _read_json(ul_path, read)
     validate(ul, LIVENESS_SPEC, str(ul_path))
 
-    allowlist_path: Path | None = None
-    allowlist: frozenset[str] = frozenset()
-    for candidate in allowlist_candidates(cdir):
-        text = read(candidate)
-        if text is not None:
-            allowlist_path, allowlist = candidate, parse_allowlist(text)
-            break
+    allowlist_path, allowlist = read_allowlist(cdir, read)
 
     ex = sv["extraction"]
     hosts = HostRules(
