@@ -81,6 +81,21 @@ def proxy_from_env() -> dict[str, str] | None:
     return proxy
 
 
+def _bypassed(proxy: dict[str, str] | None) -> list[str]:
+    """The domains the browser reaches directly although a proxy is set (``no_proxy``)."""
+    return [b.strip().lstrip(".").lower() for b in (proxy or {}).get("bypass", "").split(",") if b.strip()]
+
+
+def browser_resolves(host: str) -> bool:
+    """Whether Chromium connects to ``host`` itself, resolving its name (no proxy, or the host
+    bypasses it): then the run's resolver judges the name first (``downloadhandlers/paced.py``)."""
+    proxy = proxy_from_env()
+    if not proxy:
+        return True
+    host = host.lower().rstrip(".")
+    return any(b == "*" or host == b or host.endswith("." + b) for b in _bypassed(proxy))
+
+
 def proxy_pac(proxy: dict[str, str] | None) -> str:
     """A PAC script (as a ``data:`` URL) that blackholes Chromium's own service calls and
     sends everything else the way the crawler goes: through the proxy, or direct."""
@@ -88,7 +103,7 @@ def proxy_pac(proxy: dict[str, str] | None) -> str:
     if proxy:
         parts = urlsplit(proxy["server"] if "://" in proxy["server"] else f"http://{proxy['server']}")
         route = f"PROXY {parts.hostname}:{parts.port or 80}"
-    bypass = [b.strip().lstrip(".").lower() for b in (proxy or {}).get("bypass", "").split(",") if b.strip()]
+    bypass = _bypassed(proxy)
     blocked = " || ".join(f'host == "{d}" || dnsDomainIs(host, ".{d}")' for d in BROWSER_SERVICE_DOMAINS)
     direct = " || ".join(f'host == "{b}" || dnsDomainIs(host, ".{b}")' for b in bypass if b != "*") or "false"
     script = (f"function FindProxyForURL(url, host) {{\n  if ({blocked}) return \"{BLACKHOLE}\";\n"

@@ -1,0 +1,235 @@
+"""Pinned addresses: the run's one resolver judges a name once and the connection gets exactly
+the addresses it judged (issue #41), against DNS rebinding (public, then loopback) and a name
+that answers both.
+
+No packet may leave loopback, whatever a bug does: the scripted resolver stands for DNS, hands
+Twisted only loopback addresses (the "public" answer is mapped to a mock web standing for the
+public site; a loopback answer is kept, and reaches the mock web standing for the runner's own
+port), and a socket guard refuses any other address. Judged from that local mock web's own
+request log: it must never see the hosts under test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from twisted.internet.address import IPv4Address
+
+from sv_scrapy.resolver import PinnedResolver
+from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.inprocess import crawl_in_process
+from testing.mockweb import MockWeb
+
+PUBLIC = "198.41.0.4"  # a global address, never connected: mapped to the public mock web below
+LOOPBACK = "127.0.0.1"
+SCRIPT: dict[str, list[list[str]]] = {}  # name -> its answers, lookup after lookup (the last repeats)
+PUBLIC_PORT = [0]  # where the "public" answer is really served
+HOSTS = ("rebind.test", "both.test", "hop.test", "first-loopback.test")
+
+
+class ScriptedResolver(PinnedResolver):
+    """The run's resolver with DNS replaced by ``SCRIPT``: what each lookup of a name answers."""
+
+    lookups: dict[str, int] = {}
+
+    async def _lookup(self, host: str) -> list[str]:
+        answers = SCRIPT.get(host)
+        if answers is None:
+            raise OSError(f"{host}: not in the test's DNS")
+        ScriptedResolver.lookups[host] = n = ScriptedResolver.lookups.get(host, 0) + 1
+        return answers[min(n, len(answers)) - 1]
+
+    def _address(self, answer: str, port: int) -> Any:
+        if answer == PUBLIC:
+            return IPv4Address("TCP", LOOPBACK, PUBLIC_PORT[0])
+        assert ipaddress.ip_address(answer).is_loopback, f"the test's DNS never answers {answer}"
+        return super()._address(answer, port)
+
+
+@pytest.fixture(autouse=True)
+def fresh_dns() -> Iterator[None]:
+    SCRIPT.clear()
+    ScriptedResolver.lookups.clear()
+    yield
+    SCRIPT.clear()
+
+
+@pytest.fixture()
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A socket guard: a connection anywhere but loopback fails before a packet is sent."""
+    for name in ("connect", "connect_ex"):
+        original = getattr(socket.socket, name)
+
+        def guarded(sock: socket.socket, address: Any, _original: Any = original) -> Any:
+            host = address[0] if isinstance(address, tuple) else ""
+            if host and not ipaddress.ip_address(host.split("%")[0]).is_loopback:
+                raise AssertionError(f"a test connected to {address}")
+            return _original(sock, address)
+
+        monkeypatch.setattr(socket.socket, name, guarded)
+
+
+def resolver() -> ScriptedResolver:
+    return ScriptedResolver(None, 5.0)
+
+
+class Receiver:
+    def __init__(self) -> None:
+        self.addresses: list[Any] = []
+        self.done = asyncio.Event()
+
+    def resolutionBegan(self, resolution: Any) -> None:  # noqa: N802
+        pass
+
+    def addressResolved(self, address: Any) -> None:  # noqa: N802
+        self.addresses.append((address.host, address.port))
+
+    def resolutionComplete(self) -> None:  # noqa: N802
+        self.done.set()
+
+
+async def connected_at(pinned: PinnedResolver, host: str, port: int = 443) -> list[tuple[str, int]]:
+    """What Twisted's HostnameEndpoint would connect to: the resolver's answer to it."""
+    receiver = Receiver()
+    pinned.resolveHostName(receiver, host, port)
+    await receiver.done.wait()
+    return receiver.addresses
+
+
+# -- the resolver alone -------------------------------------------------------------------------
+
+def test_a_rebinding_name_is_resolved_once_and_connected_only_at_its_checked_answer() -> None:
+    SCRIPT["rebind.example"] = [[PUBLIC], [LOOPBACK]]
+    pinned = resolver()
+
+    async def run() -> tuple[Any, ...]:
+        judged = await pinned.refusal("rebind.example")
+        first = await connected_at(pinned, "rebind.example")
+        second = await connected_at(pinned, "REBIND.example.")  # another spelling, a redirect hop, a retry
+        return judged, first, second
+
+    judged, first, second = asyncio.run(run())
+    assert judged is None
+    assert first == second == [(LOOPBACK, PUBLIC_PORT[0])]  # the public answer, mapped (never 127.0.0.1:443)
+    assert ScriptedResolver.lookups == {"rebind.example": 1}
+
+
+def test_a_name_that_answers_public_and_loopback_is_refused_and_never_connected() -> None:
+    SCRIPT["both.example"] = [[PUBLIC, LOOPBACK]]
+    pinned = resolver()
+
+    async def run() -> tuple[Any, ...]:
+        return await pinned.refusal("both.example"), await connected_at(pinned, "both.example")
+
+    reason, addresses = asyncio.run(run())
+    assert reason == "unsafe target: both.example resolves to a loopback address 127.0.0.1"
+    assert addresses == []
+
+
+def test_a_refusal_holds_for_the_run_and_a_failed_lookup_is_asked_again() -> None:
+    SCRIPT["first-loopback.example"] = [[LOOPBACK], [PUBLIC]]
+    pinned = resolver()
+
+    async def run() -> tuple[Any, ...]:
+        refused = [await pinned.refusal("first-loopback.example") for _ in range(2)]
+        missing = [await pinned.refusal("nowhere.example") for _ in range(2)]
+        return refused, missing
+
+    refused, missing = asyncio.run(run())
+    assert all(r and "loopback" in r for r in refused) and ScriptedResolver.lookups == {"first-loopback.example": 1}
+    assert missing == [None, None]  # not refused: the download fails on its own (UNAVAILABLE)
+
+
+def test_callers_at_once_share_one_lookup() -> None:
+    SCRIPT["busy.example"] = [[PUBLIC], [LOOPBACK]]
+    pinned = resolver()
+
+    async def run() -> list[str | None]:
+        return list(await asyncio.gather(*(pinned.refusal("busy.example") for _ in range(5))))
+
+    assert asyncio.run(run()) == [None] * 5 and ScriptedResolver.lookups == {"busy.example": 1}
+
+
+def test_the_configured_proxy_is_the_operators_and_resolved_unchecked(monkeypatch: pytest.MonkeyPatch) -> None:
+    SCRIPT["proxy.internal"] = [["10.0.0.8"]]
+    SCRIPT["target.internal"] = [["10.0.0.9"]]
+    monkeypatch.setenv("https_proxy", "http://proxy.internal:3128")
+    pinned = resolver()
+
+    async def run() -> tuple[Any, ...]:
+        return await pinned.refusal("proxy.internal"), await pinned.refusal("target.internal")
+
+    assert asyncio.run(run()) == (None, "unsafe target: target.internal resolves to a private address 10.0.0.9")
+
+
+# -- a crawl: the HTTP/1.1 handler, each redirect hop ------------------------------------------
+
+PAGE = "<html><body><p>Le taux est de 5,81 % depuis 2024. " + "Texte. " * 40 + "</p></body></html>"
+
+
+@pytest.fixture()
+def webs() -> Iterator[tuple[MockWeb, MockWeb]]:
+    """(the runner's own local port, the public site): two mock webs on loopback."""
+    with MockWeb() as local, MockWeb() as public:
+        PUBLIC_PORT[0] = public.port
+        for web in (local, public):  # served wherever they land, so that a connection shows in a log
+            for host in HOSTS:
+                web.route(f"http://{host}/rates", body=PAGE)
+                web.route(f"http://{host}/robots.txt", status=404, body="")
+        public.route("http://hop.test/old", redirect=f"http://both.test:{local.port}/rates")
+        yield local, public
+
+
+def audit(tmp_path: Path, lines: list[str], **settings: Any) -> Any:
+    corpus = write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": "# T\n\n" + "\n".join(lines) + "\n"})
+    config = make_config(tmp_path / "config", liveness={**FAST_LIVENESS, "per_host_overrides": {}})
+    with (config / "primary-source-allowlist.txt").open("a", encoding="utf-8") as allowlist:
+        allowlist.write("".join(f"{host}\n" for host in HOSTS))  # reserved names (RFC 6761), cited as primary
+    return crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env={},
+                            settings={"TWISTED_DNS_RESOLVER": f"{__name__}.ScriptedResolver",
+                                      "SV_RENDER_ENABLED": False, **settings})
+
+
+def by_url(result: Any) -> dict[str, dict[str, Any]]:
+    return {item["source_url"]: item for item in result.audit()["items"]}
+
+
+def test_the_audit_connects_only_at_checked_addresses(tmp_path: Path, webs: tuple[MockWeb, MockWeb],
+                                                       loopback_only: None) -> None:
+    local, public = webs
+    port = local.port  # every URL names the runner's own port: a loopback answer connected reaches it
+    SCRIPT.update({
+        "rebind.test": [[PUBLIC], [LOOPBACK]],  # DNS rebinding: public while judged, loopback after
+        "both.test": [[PUBLIC, LOOPBACK]],
+        "first-loopback.test": [[LOOPBACK], [PUBLIC]],
+        "hop.test": [[PUBLIC]],
+    })
+    urls = {
+        "rebind": f"http://rebind.test:{port}/rates",
+        "both": f"http://both.test:{port}/rates",
+        "both_tls": f"https://both.test:{port}/rates",
+        "first_loopback_tls": f"https://first-loopback.test:{port}/rates",
+        "hop": f"http://hop.test:{port}/old",  # redirects to both.test
+    }
+    result = audit(tmp_path, [f"- taux 5,81 % ([s]({url}))" for url in urls.values()])
+    items = by_url(result)
+    assert result.returncode in (0, 3), result.stderr[-3000:]
+    assert not [e.url for e in local.log], "a name under test was connected on loopback"
+    # pinned at its checked (public) answer for the whole run, the page read there
+    assert items[urls["rebind"]]["fetch_status"] == "OK"
+    assert ScriptedResolver.lookups["rebind.test"] == 1
+    # refused with one line, HTTP, HTTPS and a redirect hop alike
+    for key in ("both", "both_tls", "hop"):
+        item = items[urls[key]]
+        assert item["fetch_status"] == "EXCLUDED", item
+        assert item["note"] == "unsafe target: both.test resolves to a loopback address 127.0.0.1", item
+    first = items[urls["first_loopback_tls"]]
+    assert first["fetch_status"] == "EXCLUDED" and "first-loopback.test resolves to a loopback" in first["note"]
+    assert [e.url for e in public.log if "hop.test" in e.url] == ["http://hop.test/robots.txt", "http://hop.test/old"]
+    assert "Traceback" not in result.stderr
