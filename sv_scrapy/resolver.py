@@ -177,7 +177,7 @@ def _proxy_hosts() -> frozenset[str]:
 def resolver_for(crawler: Crawler) -> PinnedResolver:
     """The run's resolver: the one ``scrapy crawl`` installed on the reactor at start-up, or,
     for a crawl started without it (a ``CrawlerRunner`` in a test or a script), one built and
-    installed for this crawl. A ``TWISTED_DNS_RESOLVER`` that names no :class:`PinnedResolver`
+    installed for this crawl. A ``TWISTED_DNS_RESOLVER`` that names no ``PinnedResolver``
     (Scrapy's default, in a bare crawler) is replaced: a name is never connected unchecked."""
     wanted = load_object(crawler.settings[SETTING])
     if not (isinstance(wanted, type) and issubclass(wanted, PinnedResolver)):

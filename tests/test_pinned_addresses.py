@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from twisted.internet.address import IPv4Address
 
+from sv_scrapy.render import chromium_path, launch_options
 from sv_scrapy.resolver import PinnedResolver
 from testing.crawl import FAST_LIVENESS, make_config, write_corpus
 from testing.inprocess import crawl_in_process
@@ -30,7 +31,7 @@ PUBLIC = "198.41.0.4"  # a global address, never connected: mapped to the public
 LOOPBACK = "127.0.0.1"
 SCRIPT: dict[str, list[list[str]]] = {}  # name -> its answers, lookup after lookup (the last repeats)
 PUBLIC_PORT = [0]  # where the "public" answer is really served
-HOSTS = ("rebind.test", "both.test", "hop.test", "first-loopback.test")
+HOSTS = ("rebind.test", "both.test", "hop.test", "first-loopback.test", "page.test")
 
 
 class ScriptedResolver(PinnedResolver):
@@ -186,14 +187,15 @@ def webs() -> Iterator[tuple[MockWeb, MockWeb]]:
         yield local, public
 
 
-def audit(tmp_path: Path, lines: list[str], **settings: Any) -> Any:
+def audit(tmp_path: Path, lines: list[str], js_spa_hosts: tuple[str, ...] = (), **settings: Any) -> Any:
     corpus = write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": "# T\n\n" + "\n".join(lines) + "\n"})
-    config = make_config(tmp_path / "config", liveness={**FAST_LIVENESS, "per_host_overrides": {}})
+    config = make_config(tmp_path / "config", liveness={**FAST_LIVENESS, "per_host_overrides": {}},
+                         source_verify={"fetch": {"js_spa_hosts": list(js_spa_hosts)}})
     with (config / "primary-source-allowlist.txt").open("a", encoding="utf-8") as allowlist:
         allowlist.write("".join(f"{host}\n" for host in HOSTS))  # reserved names (RFC 6761), cited as primary
     return crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env={},
                             settings={"TWISTED_DNS_RESOLVER": f"{__name__}.ScriptedResolver",
-                                      "SV_RENDER_ENABLED": False, **settings})
+                                      "SV_RENDER_ENABLED": False, **settings}, timeout=120)
 
 
 def by_url(result: Any) -> dict[str, dict[str, Any]]:
@@ -233,3 +235,35 @@ def test_the_audit_connects_only_at_checked_addresses(tmp_path: Path, webs: tupl
     assert first["fetch_status"] == "EXCLUDED" and "first-loopback.test resolves to a loopback" in first["note"]
     assert [e.url for e in public.log if "hop.test" in e.url] == ["http://hop.test/robots.txt", "http://hop.test/old"]
     assert "Traceback" not in result.stderr
+
+
+# -- a rendered page: the browser's own requests -----------------------------------------------
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path(chromium_path()).exists(), reason="Debian chromium is not installed")
+def test_a_rendered_page_never_reaches_a_refused_name(tmp_path: Path, webs: tuple[MockWeb, MockWeb],
+                                                      loopback_only: None) -> None:
+    """Chromium resolves names itself: here every name it looks up answers loopback (a
+    host-resolver rule; no lookup leaves the machine), the worst a rebinding name can do to it. A
+    navigation to a refused name never starts it (the guard); a rendered page's own request to one
+    is aborted in the route before Chromium connects."""
+    local, public = webs
+    SCRIPT.update({"both.test": [[PUBLIC, LOOPBACK]], "page.test": [[PUBLIC]]})
+    data = f"http://both.test:{local.port}/rates"
+    script = (f"fetch('{data}').catch(() => null); document.getElementById('app').textContent = "
+              f"'Le taux est de 5,81 % depuis 2024. {'Texte. ' * 40}';")
+    public.route("http://page.test/app", body=f"<html><body><div id='app'></div><script>{script}</script></body></html>")
+    public.route("http://page.test/robots.txt", status=404, body="")
+    urls = {"page": f"http://page.test:{public.port}/app", "both": f"http://both.test:{local.port}/rates"}
+    options = launch_options(4)
+    options["args"] = [*options["args"], "--host-resolver-rules=MAP * 127.0.0.1"]
+    result = audit(tmp_path, [f"- taux 5,81 % ([s]({url}))" for url in urls.values()],
+                   SV_RENDER_ENABLED=True, PLAYWRIGHT_LAUNCH_OPTIONS=options,
+                   js_spa_hosts=("page.test", "both.test"))
+    items = by_url(result)
+    assert not [e.url for e in local.log], "a refused name was connected on loopback by the browser"
+    assert items[urls["page"]]["fetch_status"] == "OK" and items[urls["page"]]["rendered"], items[urls["page"]]
+    assert [e.url for e in public.log if e.url.endswith("/app")] == ["http://page.test/app"]
+    both = items[urls["both"]]
+    assert both["fetch_status"] == "EXCLUDED" and "both.test resolves to a loopback" in both["note"]
+    assert result.stats.get("sv/guard/browser_refused") == 1

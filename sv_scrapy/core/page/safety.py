@@ -56,10 +56,10 @@ def answers_reason(host: str, addresses: Iterable[str]) -> str | None:
     answer refuses the name (a name that answers both public and loopback addresses may be
     connected on either); None when every answer is public.
 
-    >>> answers_reason("both.example", ["203.0.113.8", "127.0.0.1"])
+    >>> answers_reason("both.example", ["198.41.0.4", "127.0.0.1"])
     'unsafe target: both.example resolves to a loopback address 127.0.0.1'
-    >>> answers_reason("www.impots.gouv.fr", ["203.0.113.9", "2001:db8::1"]) is None
-    False
+    >>> answers_reason("shared.example", ["100.100.100.200"])
+    'unsafe target: shared.example resolves to a non-global address 100.100.100.200'
     """
     for answer in addresses:
         unsafe = address_reason(ipaddress.ip_address(answer.split("%", 1)[0]))
