@@ -138,7 +138,7 @@ class PinnedResolver:
             except DNSLookupError:
                 found = ()
             for answer in found:
-                address = self._address(answer, portNumber)
+                address = self.address_of(answer, portNumber)
                 if addressTypes is None or type(address) in addressTypes:
                     resolutionReceiver.addressResolved(address)
             resolutionReceiver.resolutionComplete()
@@ -146,7 +146,7 @@ class PinnedResolver:
         deferred_from_coro(deliver())
         return resolution
 
-    def _address(self, answer: str, port: int) -> IPv4Address | IPv6Address:
+    def address_of(self, answer: str, port: int) -> IPv4Address | IPv6Address:
         """The Twisted address a checked answer is connected at."""
         if ":" in answer:
             return IPv6Address("TCP", answer, port)

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.address import IPv4Address
 
-from sv_scrapy.render import chromium_path, launch_options
+from sv_scrapy.render import chromium_path
 from sv_scrapy.resolver import PinnedResolver
 from testing.crawl import FAST_LIVENESS, make_config, write_corpus
-from testing.inprocess import crawl_in_process
+from testing.inprocess import crawl_in_process, reactor_thread
 from testing.mockweb import MockWeb
 
 PUBLIC = "198.41.0.4"  # a global address, never connected: mapped to the public mock web below
@@ -46,11 +47,11 @@ class ScriptedResolver(PinnedResolver):
         ScriptedResolver.lookups[host] = n = ScriptedResolver.lookups.get(host, 0) + 1
         return answers[min(n, len(answers)) - 1]
 
-    def _address(self, answer: str, port: int) -> Any:
+    def address_of(self, answer: str, port: int) -> Any:
         if answer == PUBLIC:
             return IPv4Address("TCP", LOOPBACK, PUBLIC_PORT[0])
         assert ipaddress.ip_address(answer).is_loopback, f"the test's DNS never answers {answer}"
-        return super()._address(answer, port)
+        return super().address_of(answer, port)
 
 
 @pytest.fixture(autouse=True)
@@ -187,7 +188,8 @@ def webs() -> Iterator[tuple[MockWeb, MockWeb]]:
         yield local, public
 
 
-def audit(tmp_path: Path, lines: list[str], js_spa_hosts: tuple[str, ...] = (), **settings: Any) -> Any:
+def audit(tmp_path: Path, lines: list[str], js_spa_hosts: tuple[str, ...] = (),
+          extra_env: dict[str, str] | None = None, **settings: Any) -> Any:
     corpus = write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": "# T\n\n" + "\n".join(lines) + "\n"})
     config = make_config(tmp_path / "config", liveness={**FAST_LIVENESS, "per_host_overrides": {}},
                          source_verify={"fetch": {"js_spa_hosts": list(js_spa_hosts)}})
@@ -195,7 +197,7 @@ def audit(tmp_path: Path, lines: list[str], js_spa_hosts: tuple[str, ...] = (), 
         allowlist.write("".join(f"{host}\n" for host in HOSTS))  # reserved names (RFC 6761), cited as primary
     return crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env={},
                             settings={"TWISTED_DNS_RESOLVER": f"{__name__}.ScriptedResolver",
-                                      "SV_RENDER_ENABLED": False, **settings}, timeout=120)
+                                      "SV_RENDER_ENABLED": False, **settings}, extra_env=extra_env, timeout=120)
 
 
 def by_url(result: Any) -> dict[str, dict[str, Any]]:
@@ -239,31 +241,71 @@ def test_the_audit_connects_only_at_checked_addresses(tmp_path: Path, webs: tupl
 
 # -- a rendered page: the browser's own requests -----------------------------------------------
 
+def chromium_answering_loopback(folder: Path) -> str:
+    """Chromium with every name it would look up itself answering loopback (a host-resolver rule):
+    the worst a rebinding name can do to it, and no lookup of a test name leaves the machine."""
+    wrapper = folder / "chromium"
+    wrapper.write_text(f'#!/bin/sh\nexec {chromium_path()} "--host-resolver-rules=MAP * {LOOPBACK}" "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
 @pytest.mark.browser
 @pytest.mark.skipif(not Path(chromium_path()).exists(), reason="Debian chromium is not installed")
-def test_a_rendered_page_never_reaches_a_refused_name(tmp_path: Path, webs: tuple[MockWeb, MockWeb],
-                                                      loopback_only: None) -> None:
-    """Chromium resolves names itself: here every name it looks up answers loopback (a
-    host-resolver rule; no lookup leaves the machine), the worst a rebinding name can do to it. A
-    navigation to a refused name never starts it (the guard); a rendered page's own request to one
-    is aborted in the route before Chromium connects."""
+def test_a_rendered_page_connects_only_at_checked_addresses(tmp_path: Path, webs: tuple[MockWeb, MockWeb],
+                                                            loopback_only: None) -> None:
+    """The browser goes through the pinned proxy: a rebinding name is rendered from its checked
+    (public) answer, a refused name is never navigated, and a page's own request to one is
+    refused before any connection."""
     local, public = webs
-    SCRIPT.update({"both.test": [[PUBLIC, LOOPBACK]], "page.test": [[PUBLIC]]})
-    data = f"http://both.test:{local.port}/rates"
-    script = (f"fetch('{data}').catch(() => null); document.getElementById('app').textContent = "
-              f"'Le taux est de 5,81 % depuis 2024. {'Texte. ' * 40}';")
-    public.route("http://page.test/app", body=f"<html><body><div id='app'></div><script>{script}</script></body></html>")
-    public.route("http://page.test/robots.txt", status=404, body="")
-    urls = {"page": f"http://page.test:{public.port}/app", "both": f"http://both.test:{local.port}/rates"}
-    options = launch_options(4)
-    options["args"] = [*options["args"], "--host-resolver-rules=MAP * 127.0.0.1"]
-    result = audit(tmp_path, [f"- taux 5,81 % ([s]({url}))" for url in urls.values()],
-                   SV_RENDER_ENABLED=True, PLAYWRIGHT_LAUNCH_OPTIONS=options,
-                   js_spa_hosts=("page.test", "both.test"))
+    port = local.port
+    SCRIPT.update({"rebind.test": [[PUBLIC], [LOOPBACK]], "both.test": [[PUBLIC, LOOPBACK]]})
+    script = (f"fetch('http://both.test:{port}/rates').catch(() => null); "
+              f"document.getElementById('app').textContent = 'Le taux est de 5,81 % depuis 2024. {'Texte. ' * 40}';")
+    public.route("http://rebind.test/app", body=f"<html><body><div id='app'></div><script>{script}</script></body></html>")
+    urls = {"rebind": f"http://rebind.test:{port}/app", "both": f"http://both.test:{port}/rates"}
+    result = audit(tmp_path, [f"- taux 5,81 % ([s]({url}))" for url in urls.values()], SV_RENDER_ENABLED=True,
+                   js_spa_hosts=("rebind.test", "both.test"),
+                   extra_env={"SV_CHROMIUM_PATH": chromium_answering_loopback(tmp_path)})
     items = by_url(result)
-    assert not [e.url for e in local.log], "a refused name was connected on loopback by the browser"
-    assert items[urls["page"]]["fetch_status"] == "OK" and items[urls["page"]]["rendered"], items[urls["page"]]
-    assert [e.url for e in public.log if e.url.endswith("/app")] == ["http://page.test/app"]
+    assert not [e.url for e in local.log], "a name under test was connected on loopback by the browser"
+    rebind = items[urls["rebind"]]
+    assert rebind["fetch_status"] == "OK" and rebind["rendered"], rebind
+    assert "http://rebind.test/app" in [e.url for e in public.log]
+    assert ScriptedResolver.lookups["rebind.test"] == 1
     both = items[urls["both"]]
     assert both["fetch_status"] == "EXCLUDED" and "both.test resolves to a loopback" in both["note"]
-    assert result.stats.get("sv/guard/browser_refused") == 1
+    assert result.stats.get("sv/guard/browser_refused") == 1  # the page's own request, aborted in the route
+
+
+def test_the_pinned_proxy_tunnels_only_to_checked_addresses(webs: tuple[MockWeb, MockWeb],
+                                                             loopback_only: None) -> None:
+    """Chromium's HTTPS goes through ``CONNECT``: a refused name gets 403 and no connection, a
+    rebinding name a tunnel to its checked answer (the bytes inside are the mock web's plain HTTP)."""
+    from twisted.internet.threads import blockingCallFromThread
+
+    from sv_scrapy.pinnedproxy import PinnedProxy
+
+    local, public = webs
+    SCRIPT.update({"rebind.test": [[PUBLIC], [LOOPBACK]], "both.test": [[PUBLIC, LOOPBACK]]})
+    reactor = reactor_thread()
+    proxy = blockingCallFromThread(reactor, PinnedProxy, resolver())
+
+    def through(target: str, then: bytes = b"") -> bytes:
+        with socket.create_connection((LOOPBACK, proxy.port), timeout=10) as conn:
+            conn.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+            answer = conn.recv(65536)
+            if then and answer.startswith(b"HTTP/1.1 200"):
+                conn.sendall(then)
+                while chunk := conn.recv(65536):
+                    answer += chunk
+            return answer
+
+    try:
+        refused = through(f"both.test:{local.port}")
+        tunnelled = through(f"rebind.test:{local.port}", b"GET /rates HTTP/1.1\r\nHost: rebind.test\r\nConnection: close\r\n\r\n")
+    finally:
+        blockingCallFromThread(reactor, lambda: deferred_from_coro(proxy.stop()))
+    assert refused.startswith(b"HTTP/1.1 403")
+    assert tunnelled.startswith(b"HTTP/1.1 200 Connection established") and b"5,81 %" in tunnelled
+    assert not local.log and [e.url for e in public.log] == ["http://rebind.test/rates"]

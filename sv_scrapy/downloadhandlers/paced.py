@@ -40,7 +40,7 @@ from sv_scrapy.core.audit.parts import part_of, shared_liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, HostFloors, Pacer, parse_retry_after
 from sv_scrapy.crawlstate import crawl_config, find_run
 from sv_scrapy.registry import setting_default
-from sv_scrapy.render import browser_resolves
+from sv_scrapy.render import resolved_here
 from sv_scrapy.resolver import resolver_for
 
 if TYPE_CHECKING:
@@ -214,10 +214,10 @@ class PacedDownloadHandler:
         return False
 
     async def _browser_refused(self, url: str) -> bool:
-        """A browser request (a navigation or a page's own) to a name the run's resolver refused,
-        when Chromium would resolve it itself: aborted before Chromium connects."""
+        """A browser request (a navigation or a page's own) to a name the run's resolver refused
+        (where the run resolves for the browser): aborted before Chromium sends it."""
         host = urlsplit(url).hostname or ""
-        if not url.startswith(("http:", "https:")) or not browser_resolves(host):
+        if not url.startswith(("http:", "https:")) or not resolved_here(host):
             return False
         if await self._resolver.refusal(host):
             self.crawler.stats.inc_value("sv/guard/browser_refused")
