@@ -140,7 +140,7 @@ class _Browser(Protocol):
 
 
 class PinnedProxy:
-    """The proxy on a free loopback port (``port``) until :meth:`stop` is awaited."""
+    """The proxy on a free loopback port (``port``) until ``stop`` is awaited."""
 
     def __init__(self, resolver: PinnedResolver) -> None:
         from twisted.internet import reactor as installed

@@ -6,7 +6,8 @@
 * It is started lazily by :class:`LazyBrowserProvider`: a crawl in which no page needs a
   browser never starts Playwright's driver or Chromium.
 * Its proxy settings are a PAC script (:func:`proxy_pac`): pages go through
-  ``https_proxy``/``http_proxy`` (or direct), while the calls Chromium makes on its own
+  ``https_proxy``/``http_proxy``, or, where the run resolves names (no proxy, or hosts that
+  bypass it), through the pinned proxy on loopback (``sv_scrapy/pinnedproxy.py``), while the calls Chromium makes on its own
   behalf — the component updater and account checks on Google's service domains, which
   no flag fully stops in Debian's Chromium 156 — are sent to a closed loopback port and
   never leave. ``ignore_https_errors`` only with ``SV_IGNORE_HTTPS_ERRORS=1``; images,
