@@ -83,29 +83,31 @@ class _Browser(Protocol):
 
     def __init__(self, resolver: PinnedResolver) -> None:
         self.resolver = resolver
-        self.head = b""
+        self.head = b""  # the request head, then what the browser sends before the upstream is connected
         self.upstream: Any = None
         self.started = False
+        self.closed = False
 
     def dataReceived(self, data: bytes) -> None:  # noqa: N802
         if self.upstream is not None:
             self.upstream.transport.write(data)
             return
         self.head += data
-        if self.started or b"\r\n\r\n" not in self.head:
+        if self.started:
+            return  # kept until the upstream is connected
+        if b"\r\n\r\n" not in self.head:
             if len(self.head) > _HEAD_LIMIT:
                 self._answer(b"431 Request Header Fields Too Large")
             return
         self.started = True
-        head, _, early = self.head.partition(b"\r\n\r\n")
+        head, _, self.head = self.head.partition(b"\r\n\r\n")
         parsed = parse_head(head)
         if parsed is None:
             self._answer(b"400 Bad Request")
             return
-        self.transport.pauseProducing()
-        deferred_from_coro(self._connect(*parsed, early))
+        deferred_from_coro(self._connect(*parsed))
 
-    async def _connect(self, host: str, port: int, first: bytes, tunnel: bool, early: bytes) -> None:
+    async def _connect(self, host: str, port: int, first: bytes, tunnel: bool) -> None:
         from twisted.internet import reactor as installed
 
         reactor: Any = installed
@@ -125,16 +127,20 @@ class _Browser(Protocol):
         except ConnectError:
             self._answer(b"502 Bad Gateway")
             return
+        if self.closed:  # the browser gave up meanwhile
+            self.upstream.transport.loseConnection()
+            return
         if tunnel:
             self.transport.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-        self.upstream.transport.write(first + early)
-        self.transport.resumeProducing()
+        self.upstream.transport.write(first + self.head)
+        self.head = b""
 
     def _answer(self, status: bytes) -> None:
         self.transport.write(b"HTTP/1.1 " + status + b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         self.transport.loseConnection()
 
     def connectionLost(self, reason: Any = None) -> None:  # noqa: N802
+        self.closed = True
         if self.upstream is not None:
             self.upstream.transport.loseConnection()
 
