@@ -12,11 +12,15 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from scrapy import signals
+
 from sv_scrapy import __version__
 from sv_scrapy.crawlstate import crawl_config, find_run
+from sv_scrapy.pinnedproxy import PinnedProxy
 from sv_scrapy.quietlog import log_to_file
 from sv_scrapy.registry import setting_default
-from sv_scrapy.render import launch_options
+from sv_scrapy.render import launch_options, resolved_here
+from sv_scrapy.resolver import resolver_for
 from sv_scrapy.runtime import ignore_https_errors
 
 if TYPE_CHECKING:
@@ -35,6 +39,15 @@ class SvAddon:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
+
+    def _pinned_proxy(self) -> int | None:
+        """The loopback port of the browser's pinned proxy, started where the run resolves names
+        for the browser (no configured proxy, or hosts that bypass it); None where none is needed."""
+        if not resolved_here():
+            return None
+        proxy = PinnedProxy(resolver_for(self.crawler))
+        self.crawler.signals.connect(proxy.stop, signal=signals.engine_stopped, weak=False)
+        return proxy.port
 
     def update_settings(self, settings: Settings) -> None:
         if ignore_https_errors():
@@ -76,7 +89,7 @@ class SvAddon:
             derived.update({
                 "PLAYWRIGHT_BROWSER_TYPE": "chromium",
                 "PLAYWRIGHT_BROWSER_PROVIDER": "sv_scrapy.render.LazyBrowserProvider",
-                "PLAYWRIGHT_LAUNCH_OPTIONS": launch_options(lv.request_timeout_seconds * 2),
+                "PLAYWRIGHT_LAUNCH_OPTIONS": launch_options(lv.request_timeout_seconds * 2, self._pinned_proxy()),
                 "PLAYWRIGHT_MAX_CONTEXTS": 1,
                 "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": 4,
                 "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": lv.request_timeout_seconds * 1000,

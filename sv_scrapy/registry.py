@@ -152,6 +152,10 @@ ENTRIES: tuple[Entry, ...] = (
              "Render JavaScript shells in Chromium (scrapy-playwright); off: shells stay SOURCE_UNAVAILABLE."),
     _setting("SV_NETWORK_HANDLER", "import path", None,
              "The download handler behind the paced handler; set by the add-on (never set by hand)."),
+    _setting("TWISTED_DNS_RESOLVER", "import path", "sv_scrapy.resolver.PinnedResolver",
+             "The run's one resolver: a host resolved once, a name with an unsafe answer refused, only the checked "
+             "addresses connected (a subclass of it, or nothing)."),
+    _setting("DNS_TIMEOUT", "seconds", 60.0, "How long the run's resolver waits for one host's lookup (Scrapy's)."),
     _setting("USER_AGENT", "string", None, "Derived by the add-on from global.user_agent; read by the renderer."),
     _setting("ROBOTSTXT_USER_AGENT", "string", None, "The agent robots.txt rules are matched for (default USER_AGENT)."),
     _setting("AUTOTHROTTLE_START_DELAY", "seconds", 0.0,

@@ -6,7 +6,8 @@
 * It is started lazily by :class:`LazyBrowserProvider`: a crawl in which no page needs a
   browser never starts Playwright's driver or Chromium.
 * Its proxy settings are a PAC script (:func:`proxy_pac`): pages go through
-  ``https_proxy``/``http_proxy`` (or direct), while the calls Chromium makes on its own
+  ``https_proxy``/``http_proxy``, or, where the run resolves names (no proxy, or hosts that
+  bypass it), through the pinned proxy on loopback (``sv_scrapy/pinnedproxy.py``), while the calls Chromium makes on its own
   behalf — the component updater and account checks on Google's service domains, which
   no flag fully stops in Debian's Chromium 156 — are sent to a closed loopback port and
   never leave. ``ignore_https_errors`` only with ``SV_IGNORE_HTTPS_ERRORS=1``; images,
@@ -81,29 +82,51 @@ def proxy_from_env() -> dict[str, str] | None:
     return proxy
 
 
-def proxy_pac(proxy: dict[str, str] | None) -> str:
+def _bypassed(proxy: dict[str, str] | None) -> list[str]:
+    """The domains the browser reaches directly although a proxy is set (``no_proxy``)."""
+    return [b.strip().lstrip(".").lower() for b in (proxy or {}).get("bypass", "").split(",") if b.strip()]
+
+
+def resolved_here(host: str | None = None) -> bool:
+    """Whether the run resolves ``host`` for the browser (any host, when None): no configured
+    proxy, or the host bypasses it. Those requests go through the pinned proxy
+    (``sv_scrapy/pinnedproxy.py``), and the route refuses what the run's resolver refused."""
+    proxy = proxy_from_env()
+    if not proxy:
+        return True
+    bypass = _bypassed(proxy)
+    if host is None:
+        return bool(bypass)
+    host = host.lower().rstrip(".")
+    return any(b == "*" or host == b or host.endswith("." + b) for b in bypass)
+
+
+def proxy_pac(proxy: dict[str, str] | None, pinned: int | None = None) -> str:
     """A PAC script (as a ``data:`` URL) that blackholes Chromium's own service calls and
-    sends everything else the way the crawler goes: through the proxy, or direct."""
-    route = "DIRECT"
+    sends everything else the way the crawler goes: through the proxy, or direct — through the
+    pinned proxy on loopback port ``pinned`` when one runs, where the run resolves."""
+    direct_route = f"PROXY 127.0.0.1:{pinned}" if pinned else "DIRECT"
+    route = direct_route
     if proxy:
         parts = urlsplit(proxy["server"] if "://" in proxy["server"] else f"http://{proxy['server']}")
         route = f"PROXY {parts.hostname}:{parts.port or 80}"
-    bypass = [b.strip().lstrip(".").lower() for b in (proxy or {}).get("bypass", "").split(",") if b.strip()]
+    bypass = _bypassed(proxy)
     blocked = " || ".join(f'host == "{d}" || dnsDomainIs(host, ".{d}")' for d in BROWSER_SERVICE_DOMAINS)
     direct = " || ".join(f'host == "{b}" || dnsDomainIs(host, ".{b}")' for b in bypass if b != "*") or "false"
     script = (f"function FindProxyForURL(url, host) {{\n  if ({blocked}) return \"{BLACKHOLE}\";\n"
-              f"  if ({direct}) return \"DIRECT\";\n  return \"{route}\";\n}}\n")
+              f"  if ({direct}) return \"{direct_route}\";\n  return \"{route}\";\n}}\n")
     return "data:application/x-ns-proxy-autoconfig;base64," + base64.b64encode(script.encode()).decode()
 
 
-def launch_options(timeout_s: float) -> dict[str, Any]:
+def launch_options(timeout_s: float, pinned: int | None = None) -> dict[str, Any]:
+    """Chromium's launch options; ``pinned``: the pinned proxy's loopback port, if one runs."""
     proxy = proxy_from_env()
     args = list(CHROMIUM_FLAGS)
     options: dict[str, Any] = {"executable_path": chromium_path(), "headless": True, "timeout": timeout_s * 1000}
     if proxy and ("@" in proxy["server"] or "*" in proxy.get("bypass", "")):
         options["proxy"] = proxy  # credentials or a wildcard bypass: only Playwright's own option carries them
     else:
-        args.append(f"--proxy-pac-url={proxy_pac(proxy)}")
+        args.append(f"--proxy-pac-url={proxy_pac(proxy, pinned)}")
     options["args"] = args
     return options
 

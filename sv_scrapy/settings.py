@@ -8,7 +8,7 @@ start-up (user agent, robots, concurrency, floors, AutoThrottle, timeouts, retri
 
 from __future__ import annotations
 
-from sv_scrapy.registry import setting_from_env
+from sv_scrapy.registry import setting_default, setting_from_env
 
 BOT_NAME = "sv_scrapy"
 SPIDER_MODULES = ["sv_scrapy.spiders"]
@@ -79,6 +79,8 @@ SCHEDULER_PRIORITY_QUEUE = "sv_scrapy.hostqueue.HostTurnQueue"  # Scrapy's downl
 WARN_ON_GENERATOR_RETURN_VALUE = False
 RETRY_GIVE_UP_LOG_LEVEL = "WARNING"  # a dead page is a finding, not a crawler error
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+# one resolver for the run: a host resolved once, unsafe answers refused, only checked addresses connected
+TWISTED_DNS_RESOLVER = setting_default("TWISTED_DNS_RESOLVER")
 FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = "INFO"
 LOGSTATS_INTERVAL = 10.0

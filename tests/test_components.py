@@ -56,7 +56,7 @@ def test_localhost_with_a_trailing_dot_is_refused(gate: TargetGuardMiddleware) -
 
 def test_with_a_proxy_nothing_is_resolved_locally(gate: TargetGuardMiddleware) -> None:
     run(gate.process_request(Request("https://www.impots.gouv.fr/x", meta={"proxy": "http://127.0.0.1:9"})))
-    assert gate._resolved == {}
+    assert gate.resolver._answers == {}
 
 
 @pytest.mark.parametrize("url", ["http://169.254.169.254/latest", "https://www.linkedin.com/in/x", "http://[::1]/"])

@@ -40,6 +40,8 @@ from sv_scrapy.core.audit.parts import part_of, shared_liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, HostFloors, Pacer, parse_retry_after
 from sv_scrapy.crawlstate import crawl_config, find_run
 from sv_scrapy.registry import setting_default
+from sv_scrapy.render import resolved_here
+from sv_scrapy.resolver import resolver_for
 
 if TYPE_CHECKING:
     from typing import Self
@@ -190,6 +192,7 @@ class PacedDownloadHandler:
         if hasattr(self.inner, "abort_request"):
             self._browser_abort = self.inner.abort_request
             self.inner.abort_request = self._route_gate
+            self._resolver = resolver_for(self.crawler)
 
     async def _route_gate(self, pw_request: Any) -> bool:
         if self._browser_abort is not None:
@@ -198,8 +201,27 @@ class PacedDownloadHandler:
                 verdict = await verdict
             if verdict:
                 return True
+        if await self._browser_refused(pw_request.url):
+            return True
         if pw_request.is_navigation_request():
-            await self._take_turn(urlsplit(pw_request.url).hostname or "", navigation=pw_request)
+            try:
+                await self._take_turn(urlsplit(pw_request.url).hostname or "", navigation=pw_request)
+            except IgnoreRequest:
+                # the crawl stopped sending while this navigation waited: refused the way Playwright
+                # expects (scrapy-playwright aborts the route); raised here, it escaped Playwright's
+                # event listener as a traceback on the console
+                return True
+        return False
+
+    async def _browser_refused(self, url: str) -> bool:
+        """A browser request (a navigation or a page's own) to a name the run's resolver refused
+        (where the run resolves for the browser): aborted before Chromium sends it."""
+        host = urlsplit(url).hostname or ""
+        if not url.startswith(("http:", "https:")) or not resolved_here(host):
+            return False
+        if await self._resolver.refusal(host):
+            self.crawler.stats.inc_value("sv/guard/browser_refused")
+            return True
         return False
 
     def _line(self, host: str) -> _HostLine:

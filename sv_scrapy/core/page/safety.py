@@ -3,16 +3,17 @@
 A citation is text anyone can edit: ``http://169.254.169.254/latest/meta-data`` in a
 playbook must not make a CI runner read its cloud credentials. Refused before any request
 (and again on every redirect hop): IP literals in loopback, private, link-local,
-unique-local, multicast, reserved or unspecified ranges — in any spelling the resolver
+unique-local, multicast, reserved, unspecified or other non-global ranges — in any spelling the resolver
 accepts (``127.1``, ``0x7f000001``, ``2130706433``, ``[::ffff:127.0.0.1]``) — ``localhost``
 names, and non-HTTP schemes. When no proxy stands between us and the target, resolved
-addresses are checked too (see the politeness middleware).
+addresses are checked too (``answers_reason``, asked by the run's resolver, ``sv_scrapy/resolver.py``).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -41,9 +42,29 @@ def address_reason(addr: IPAddress) -> str | None:
         ("multicast", addr.is_multicast),
         ("unspecified", addr.is_unspecified),
         ("reserved", addr.is_reserved),
+        # the rest of IANA's special-purpose ranges: shared address space (100.64.0.0/10, where
+        # one cloud keeps its metadata service), benchmarking, documentation, …
+        ("non-global", not addr.is_global),
     ):
         if flag:
             return f"{label} address {addr}"
+    return None
+
+
+def answers_reason(host: str, addresses: Iterable[str]) -> str | None:
+    """Why a name whose DNS answers are ``addresses`` must never be connected: one unsafe
+    answer refuses the name (a name that answers both public and loopback addresses may be
+    connected on either); None when every answer is public.
+
+    >>> answers_reason("both.example", ["198.41.0.4", "127.0.0.1"])
+    'unsafe target: both.example resolves to a loopback address 127.0.0.1'
+    >>> answers_reason("shared.example", ["100.100.100.200"])
+    'unsafe target: shared.example resolves to a non-global address 100.100.100.200'
+    """
+    for answer in addresses:
+        unsafe = address_reason(ipaddress.ip_address(answer.split("%", 1)[0]))
+        if unsafe:
+            return f"unsafe target: {host} resolves to a {unsafe}"
     return None
 
 
