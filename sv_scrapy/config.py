@@ -257,7 +257,7 @@ class LivenessFile(Section):
 MODELS: dict[str, type[Section]] = {SOURCE_VERIFY_FILE: SourceVerify, LIVENESS_FILE: LivenessFile}
 
 
-def liveness(lf: LivenessFile) -> Liveness:
+def pacer_view(lf: LivenessFile) -> Liveness:
     """The pacer's view of the file (``core/policy.py``): per-host policies by lowercased host, the
     archive's floor unless the file names one, the default policy of ``global``."""
     g = lf.global_
@@ -354,5 +354,5 @@ def load_config(config_dir: str | Path) -> Config:
     rules = HostRules(allowlist=allowlist, gov_namespaces=sv.extraction.gov_namespaces,
                       gov_hosts=sv.extraction.gov_hosts)
     # the file's sections as validated, with what the loader adds (nothing here is read twice)
-    return Config.model_construct(**dict(sv), config_dir=cdir, liveness=liveness(ul), hosts=rules,
+    return Config.model_construct(**dict(sv), config_dir=cdir, liveness=pacer_view(ul), hosts=rules,
                                   allowlist_path=allowlist_path)

@@ -55,7 +55,7 @@ def shown(value: Any) -> str:
     """A value as a message shows it, cut at 40 characters.
 
     >>> shown("600k"), shown(True), shown(list(range(30)))[-6:]
-    ('"600k"', 'True', '8, ...')
+    ('"600k"', 'True', ' 11...')
     """
     text = repr(value) if not isinstance(value, str) else f'"{value}"'
     return text if len(text) <= 40 else text[:37] + "..."
