@@ -6,128 +6,290 @@ point straight at a playbook repo's ``config/`` and share one politeness policy 
 url-liveness tool. Keys sv_scrapy adds are optional with documented defaults, so the
 corpus's files validate unchanged.
 
-Each key, its type, default and doc is declared once in ``sv_scrapy/registry.py``; the checkers
-and the dataclass defaults below derive from it. No Scrapy import: ``runtime.py`` calls
-``load_config`` (once per folder and process) for the add-on, the commands and the spiders.
+Each key is declared once, as a field of its section's model below (its type, bounds, default and
+doc in ``Field``); validation, the typed values and the docs' reference page read that field. Adding a
+section is one small ``Section`` class and one field of ``SourceVerify``. No Scrapy import:
+``runtime.py`` calls ``load_config`` (once per folder and process) for the add-on, the commands and
+the spiders.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from sv_scrapy import registry
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator
+
 from sv_scrapy.core.audit.archive.politeness import with_archive_default
 from sv_scrapy.core.audit.archive.thennow import ArchiveSettings
 from sv_scrapy.core.errors import ConfigError
-from sv_scrapy.core.hosts import HostRules
-from sv_scrapy.core.page.ocr import LANGUAGE_CODE
+from sv_scrapy.core.hosts import DEFAULT_GOV_HOSTS, DEFAULT_GOV_NAMESPACES, HostRules
+from sv_scrapy.core.page.ocr import DEFAULT_LANGUAGES, LANGUAGE_CODE
 from sv_scrapy.core.policy import HostPolicy, Liveness
-from sv_scrapy.core.schema import validate
-from sv_scrapy.llm.settings import LlmSettings, llm_settings
+from sv_scrapy.core.schema import Section, load, shown
+from sv_scrapy.llm.settings import LlmSettings
 
 SOURCE_VERIFY_FILE = "_source-verify.json"
 LIVENESS_FILE = "_url-liveness.json"
 ALLOWLIST_FILE = "primary-source-allowlist.txt"
-
-SOURCE_VERIFY_SPEC = registry.SOURCE_VERIFY_SPEC
-LIVENESS_SPEC = registry.LIVENESS_SPEC
-
-
-def _default(name: str) -> Any:
-    """A ``_source-verify.json`` key's registered default (sv_scrapy/registry.py)."""
-    return registry.default(registry.SOURCE_VERIFY, name)
+# what an ignored key's doc says: the playbook repo's own tools read it
+LIVENESS_TOOL = "Ignored: read by the playbook repo's url-liveness checker, not by sv_scrapy."
 
 
-@dataclass(frozen=True)
-class Extraction:
-    primary_only: bool
-    min_salient_values: int
-    claim_window_chars: int
-    salient_value_types: tuple[str, ...]
-    scope_dirs: tuple[str, ...]
-    skip_files: frozenset[str]
-    skip_headings: tuple[str, ...]
-    code_urls: bool = _default("extraction.code_urls")
+def _lower(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(v.lower() for v in values)
 
 
-@dataclass(frozen=True)
-class Fetch:
-    max_body_bytes: int
-    excerpt_window_chars: int
-    max_excerpts_per_claim: int
-    min_text_chars: int
-    js_spa_hosts: tuple[str, ...]
-    binary_content_prefixes: tuple[str, ...]
+def _tesseract_code(code: str) -> str:
+    if not LANGUAGE_CODE.match(code):
+        raise ValueError(f'"{code}" is no tesseract language code (like "eng", "fra", "chi_sim")')
+    return code
 
 
-@dataclass(frozen=True)
-class Pdf:
-    enabled: bool
-    max_pages: int
-    max_bytes: int
-    ocr: bool = _default("pdf.ocr")
-    ocr_max_pages: int = _default("pdf.ocr_max_pages")
-    ocr_languages: tuple[str, ...] = _default("pdf.ocr_languages")
-    ocr_page_timeout_seconds: float = _default("pdf.ocr_page_timeout_seconds")
-    ocr_min_confidence: float = _default("pdf.ocr_min_confidence")  # tesseract's word confidence; clean scans read 90+
+def _search_template(template: str) -> str:
+    if "{q}" not in template:
+        raise ValueError(f"must be a URL template containing {{q}}, got {shown(template)}")
+    return template
 
 
-@dataclass(frozen=True)
-class Sampling:
-    default_sample: int
-    weights: dict[str, float]
+Lowered = Annotated[tuple[str, ...], AfterValidator(_lower)]
+Strings = tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Report:
+# -- _source-verify.json ---------------------------------------------------------------------
+
+class Extraction(Section):
+    """``extraction``: which corpus files and lines become claims."""
+
+    primary_only: bool = Field(
+        description="Extract only claims citing a primary source (a government or allowlisted host).")
+    min_salient_values: int = Field(ge=0, description="A claim needs at least this many salient figures.")
+    claim_window_chars: int = Field(ge=1, description="Characters of text around a citation read as its claim.")
+    salient_value_types: tuple[Literal["pct", "money", "statute", "date"], ...] = Field(
+        description="The figure kinds that make a claim checkable.")
+    scope_dirs: Strings = Field(description="The corpus folders read (the rest is ignored).")
+    skip_files: frozenset[str] = Field(description="File names never read (templates, READMEs).")
+    skip_headings: Lowered = Field(
+        description="Sections (by heading, case-insensitive) whose lines are no claims.")
+    gov_namespaces: Strings = Field(
+        DEFAULT_GOV_NAMESPACES,
+        description="Replaces the built-in government namespaces ('*' is a two-letter country code).")
+    gov_hosts: Strings = Field(DEFAULT_GOV_HOSTS,
+                               description="Replaces the built-in government hosts on a plain ccTLD.")
+    code_urls: bool = Field(False, description="Backticked and bare URLs cite like Markdown links.")
+
+
+class Fetch(Section):
+    """``fetch``: how much of a page is read and kept."""
+
+    max_body_bytes: int = Field(ge=1, description="An HTML body is cut after this many bytes.")
+    excerpt_window_chars: int = Field(ge=1, description="Characters of page text kept around a found figure.")
+    max_excerpts_per_claim: int = Field(ge=1, description="Excerpts kept per claim.")
+    content_cache_ttl_days: int | None = Field(
+        None, ge=0,
+        description="Ignored: every audit revalidates each page (a 304 reuses the stored copy), so no copy has a TTL.")
+    min_text_chars: int = Field(
+        ge=0, description="A page with less cleaned text was not really read: SOURCE_UNAVAILABLE, never TOKENS_ABSENT.")
+    js_spa_hosts: Lowered = Field(description="Hosts whose pages are always rendered in Chromium.")
+    binary_content_prefixes: Strings = Field(description="Content types never read as text (their bodies are dropped).")
+
+
+class Pdf(Section):
+    """``pdf``: the text layer and the OCR of scans."""
+
+    enabled: bool = Field(description="Read PDFs' text layer.")
+    max_pages: int = Field(ge=0, description="Pages of a PDF read (0: all).")
+    max_bytes: int = Field(ge=1, description="Larger PDFs are not read (a truncated PDF does not parse).")
+    ocr: bool = Field(True, description="OCR PDFs with no or almost no text layer (tesseract).")
+    ocr_max_pages: int = Field(20, ge=0, description="Pages of a scan OCRed.")
+    ocr_languages: tuple[Annotated[str, AfterValidator(_tesseract_code)], ...] = Field(
+        DEFAULT_LANGUAGES, description="The tesseract language packs OCR may use; the first is the fallback.")
+    ocr_page_timeout_seconds: float = Field(30.0, ge=0, description="One page's OCR is stopped after this long.")
+    ocr_min_confidence: float = Field(  # tesseract's word confidence; clean scans read 90+
+        70.0, ge=0, description="A scan's figure is called absent only if every page read with this word "
+                                "confidence (0-100).")
+
+
+class Linter(Section):
+    """``linter``: what `scrapy check-citations` accepts."""
+
+    root_url_allowlist: Strings = Field(description="Root URLs `scrapy check-citations` accepts as citations.")
+
+
+class PriorityWeights(Section):
+    """``sampling.priority_weights``: what makes a claim come up first in a sample."""
+
+    stale_marker: float = Field(ge=0, description="Priority of a claim marked stale in the corpus.")
+    never_verified: float = Field(ge=0, description="Priority of a claim with no Last verified stamp.")
+    stamp_age_per_30d: float = Field(ge=0, description="Priority per 30 days of a stamp's age.")
+    salient_statute_or_money: float = Field(ge=0, description="Priority of a statute or money figure.")
+
+
+class Sampling(Section):
+    """``sampling``: the worklist's sample."""
+
+    default_sample: int = Field(ge=0, description="Claims a worklist samples when -a sample is not given.")
+    priority_weights: PriorityWeights = Field(description="A claim's priority, by what it has.")
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """The priority weights by name (the sampler's and the report's table)."""
+        return self.priority_weights.model_dump()
+
+
+class Report(Section):
     """``report``: where a report's ``where`` links to (``{commit}``, ``{path}``, ``{line}``), how
     many standing claims each backlog list shows in Markdown."""
 
-    source_url_template: str = _default("report.source_url_template")
-    backlog_top_n: int = _default("report.backlog_top_n")
-    verify_reports: Path | None = None  # where `scrapy verify` reports are read from (default: beside the output)
+    source_url_template: str = Field(
+        "", description="Where a finding's line links to: an http(s) URL with {path}, {line} (and usually {commit}).")
+    backlog_top_n: int = Field(15, ge=1, description="Standing claims each backlog list of the Markdown report shows.")
+    verify_reports: Path | None = Field(
+        None, description="Where `scrapy verify` reports are read from (default: beside the output).")
+
+    @field_validator("source_url_template")
+    @classmethod
+    def _link(cls, template: str) -> str:
+        if template and (not template.startswith(("https://", "http://")) or "{path}" not in template
+                         or "{line}" not in template):
+            raise ValueError("must be an http(s) URL with {path} and {line} (and usually {commit}), "
+                             f"got {template!r}")
+        return template
+
+    @field_validator("verify_reports", mode="plain", json_schema_input_type=str)
+    @classmethod
+    def _beside_the_config(cls, value: Any, info: ValidationInfo) -> Path | None:
+        """A folder relative to the config file's own folder (the loader's ``context``)."""
+        if not isinstance(value, str):
+            raise ValueError(f"expected a string, got {shown(value)}")
+        return Path((info.context or {}).get("folder", ".")) / value if value else None
 
 
-def _report(raw: dict[str, Any], origin: Path) -> Report:
-    template = str(raw.get("source_url_template", Report.source_url_template))
-    if template and (not template.startswith(("https://", "http://")) or "{path}" not in template
-                     or "{line}" not in template):
-        raise ConfigError(f"{origin}: report.source_url_template: must be an http(s) URL with {{path}} and "
-                          f"{{line}} (and usually {{commit}}), got {template!r}")
-    reports = str(raw.get("verify_reports") or "")
-    return Report(template, int(raw.get("backlog_top_n", Report.backlog_top_n)),
-                  (origin.parent / reports) if reports else None)
-
-
-@dataclass(frozen=True)
-class Linked:
+class Linked(Section):
     """``linked``: documents one click from a ``TOKENS_ABSENT`` page read for the figure."""
 
-    enabled: bool = _default("linked.enabled")
-    max_per_page: int = _default("linked.max_per_page")
+    enabled: bool = Field(True, description="Read documents one click from a TOKENS_ABSENT page for the figure.")
+    max_per_page: int = Field(2, ge=0, description="Linked documents read per page.")
 
 
-@dataclass(frozen=True)
-class Config:
-    """Everything sv_scrapy reads from ``SV_CONFIG_DIR``, validated."""
+class Discover(Section):
+    """``discover``: where a figure that left its page went (searched on the cited site)."""
 
-    config_dir: Path
+    enabled: bool = Field(True, description="Look for a figure that left its page elsewhere on the cited site.")
+    max_candidates: int = Field(5, ge=0, description="Candidate pages read per claim at most.")
+    max_requests_per_host: int = Field(50, ge=0, description="Discovery requests a run sends to one host at most.")
+    search: dict[str, Annotated[str, AfterValidator(_search_template)]] = Field(
+        default_factory=dict, description="Per host: its site search, a URL template where {q} is the query.")
+
+
+class SourceVerify(Section):
+    """``_source-verify.json``: extraction, fetch, PDF, linter, sampling and the optional sections."""
+
+    version: int = Field(ge=0, description="The file format's version (1).")
     extraction: Extraction
     fetch: Fetch
     pdf: Pdf
-    root_url_allowlist: tuple[str, ...]
+    linter: Linter
     sampling: Sampling
+    report: Report = Report()
+    archive: ArchiveSettings = ArchiveSettings()
+    linked: Linked = Linked()
+    llm: LlmSettings = LlmSettings()
+    discover: Discover = Discover()
+
+
+# -- _url-liveness.json (shared with the playbook repo's url-liveness checker) ------------------
+
+class Global(Section):
+    """``global``: the crawl's caps, retries and user agent."""
+
+    concurrency: int = Field(ge=1, description="Requests in flight at once, all hosts together.")
+    req_per_sec: float = Field(ge=0, description="The global request rate cap (SV_REQ_PER_SEC overrides).")
+    default_per_host_concurrency: int = Field(ge=1, description="Requests in flight per host without an override.")
+    default_per_host_interval_ms: int = Field(ge=0, description="The floor between two requests to one host.")
+    request_timeout_seconds: float = Field(ge=0, description="One request's time limit.")
+    max_retries: int = Field(ge=0, description="Retries of a failed request.")
+    retry_backoff_seconds: tuple[Annotated[float, Field(ge=0)], ...] = Field(description="Waits before each retry.")
+    retry_jitter_pct: float = Field(ge=0, description="Random spread of each wait, in percent.")
+    fail_streak_for_dead: int = Field(ge=1, description="Failed audits in a row after which a page is DEAD.")
+    random_refresh_pct: float | None = Field(None, ge=0, description=LIVENESS_TOOL)
+    threshold_pct: float | None = Field(None, ge=0, description=LIVENESS_TOOL)
+    cache_ttl_days: dict[str, Annotated[int, Field(ge=0)]] | None = Field(None, description=LIVENESS_TOOL)
+    user_agent: str = Field(description="The user agent; {version} becomes sv_scrapy's version.")
+    follow_redirects_max: int = Field(ge=0, description="Redirects followed at most.")
+
+
+class ExcludedHost(Section):
+    """One entry of ``excluded_hosts``."""
+
+    host: str = Field(description="The host never fetched.")
+    reason: str = Field("", description="Why (shown with the claim).")
+
+
+class ChallengeMarkers(Section):
+    """``cloudflare_challenge_markers``: how a bot challenge is recognised."""
+
+    headers: Lowered = Field(description="Response headers that mark a bot challenge.")
+    body_titles: Strings = Field(description="Page titles that mark a bot challenge.")
+
+
+_CODES = tuple[Annotated[int, Field(ge=0)], ...]  # HTTP status codes
+
+
+class LivenessFile(Section):
+    """``_url-liveness.json``: the politeness policy, shared with the playbook repo's url-liveness tool."""
+
+    version: int = Field(ge=0, description="The file format's version (1).")
+    global_: Global = Field(alias="global")
+    per_host_overrides: dict[str, HostPolicy] = Field(
+        description="Per host (suffix-matched): concurrency, interval_ms, reason.")
+    gov_suffix_default: HostPolicy = Field(description="The policy of a government host without its own override.")
+    excluded_hosts: tuple[ExcludedHost, ...] = Field(description="Hosts never fetched (the claim is reported EXCLUDED).")
+    indeterminate_status_codes: frozenset[Annotated[int, Field(ge=0)]] = Field(
+        description="Statuses that say nothing about the page (a block, a limit).")
+    live_status_codes: _CODES | None = Field(None, description=LIVENESS_TOOL)
+    auth_required_status_codes: _CODES | None = Field(None, description=LIVENESS_TOOL)
+    cloudflare_challenge_markers: ChallengeMarkers
+
+
+# the files' models, by file name (the docs' reference tables and the declared-once test read them)
+MODELS: dict[str, type[Section]] = {SOURCE_VERIFY_FILE: SourceVerify, LIVENESS_FILE: LivenessFile}
+
+
+def pacer_view(lf: LivenessFile) -> Liveness:
+    """The pacer's view of the file (``core/policy.py``): per-host policies by lowercased host, the
+    archive's floor unless the file names one, the default policy of ``global``."""
+    g = lf.global_
+    return Liveness(
+        concurrency=g.concurrency,
+        req_per_sec=g.req_per_sec,
+        default_policy=HostPolicy(g.default_per_host_concurrency, g.default_per_host_interval_ms, "default"),
+        gov_policy=lf.gov_suffix_default,
+        per_host=with_archive_default({h.lower(): p for h, p in lf.per_host_overrides.items()}),
+        request_timeout_seconds=g.request_timeout_seconds,
+        max_retries=g.max_retries,
+        retry_backoff_seconds=g.retry_backoff_seconds,
+        retry_jitter_pct=g.retry_jitter_pct,
+        fail_streak_for_dead=g.fail_streak_for_dead,
+        user_agent_template=g.user_agent,
+        follow_redirects_max=g.follow_redirects_max,
+        excluded_hosts={e.host.lower(): e.reason for e in lf.excluded_hosts},
+        indeterminate_status_codes=lf.indeterminate_status_codes,
+        cloudflare_headers=lf.cloudflare_challenge_markers.headers,
+        cloudflare_titles=lf.cloudflare_challenge_markers.body_titles,
+    )
+
+
+class Config(SourceVerify):
+    """Everything sv_scrapy reads from ``SV_CONFIG_DIR``, validated: ``_source-verify.json``'s sections
+    and what the loader adds (built by ``load_config``, never read from a file)."""
+
+    config_dir: Path
     liveness: Liveness
     hosts: HostRules
     allowlist_path: Path | None
-    llm: LlmSettings
-    report: Report = Report()
-    linked: Linked = Linked()
-    archive: ArchiveSettings = ArchiveSettings()
 
     @property
     def warnings(self) -> list[str]:
@@ -187,53 +349,6 @@ def parse_allowlist(text: str) -> frozenset[str]:
     return frozenset(hosts)
 
 
-def _policy(raw: dict[str, Any]) -> HostPolicy:
-    return HostPolicy(int(raw["concurrency"]), int(raw["interval_ms"]), str(raw.get("reason", "")))
-
-
-def _liveness(raw: dict[str, Any]) -> Liveness:
-    g = raw["global"]
-    return Liveness(
-        concurrency=g["concurrency"],
-        req_per_sec=float(g["req_per_sec"]),
-        default_policy=HostPolicy(
-            g["default_per_host_concurrency"], g["default_per_host_interval_ms"], "default"
-        ),
-        gov_policy=_policy(raw["gov_suffix_default"]),
-        per_host=with_archive_default(
-            {h.lower(): _policy(p) for h, p in raw["per_host_overrides"].items() if not h.startswith("_")}),
-        request_timeout_seconds=float(g["request_timeout_seconds"]),
-        max_retries=g["max_retries"],
-        retry_backoff_seconds=tuple(float(s) for s in g["retry_backoff_seconds"]),
-        retry_jitter_pct=float(g["retry_jitter_pct"]),
-        fail_streak_for_dead=g["fail_streak_for_dead"],
-        user_agent_template=g["user_agent"],
-        follow_redirects_max=g["follow_redirects_max"],
-        excluded_hosts={e["host"].lower(): e.get("reason", "") for e in raw["excluded_hosts"]},
-        indeterminate_status_codes=frozenset(raw["indeterminate_status_codes"]),
-        cloudflare_headers=tuple(h.lower() for h in raw["cloudflare_challenge_markers"]["headers"]),
-        cloudflare_titles=tuple(raw["cloudflare_challenge_markers"]["body_titles"]),
-    )
-
-
-def _pdf(raw: dict[str, Any], origin: Path) -> Pdf:
-    for i, code in enumerate(raw.get("ocr_languages", ())):
-        if not LANGUAGE_CODE.match(code):
-            raise ConfigError(f'{origin}: pdf.ocr_languages[{i}]: "{code}" is no tesseract language code '
-                              '(like "eng", "fra", "chi_sim")')
-    p = {k: v for k, v in raw.items() if not k.startswith("_")}
-    for key, kind in (("ocr_languages", tuple), ("ocr_page_timeout_seconds", float), ("ocr_min_confidence", float)):
-        if key in p:
-            p[key] = kind(p[key])
-    return Pdf(**p)
-
-
-def _archive(raw: dict[str, Any]) -> ArchiveSettings:
-    """``archive`` (checked by the registry's spec: ``max_lookups`` is 0 or more)."""
-    return ArchiveSettings(bool(raw.get("enabled", _default("archive.enabled"))),
-                           int(raw.get("max_lookups", _default("archive.max_lookups"))))
-
-
 def load_config(config_dir: str | Path, read: Reader | None = None) -> Config:
     """Read, validate and type the config folder; raise ``ConfigError`` with one line. ``read``
     (default: the files on disk) gives each file's text, or None for a file that is not there."""
@@ -243,52 +358,13 @@ def load_config(config_dir: str | Path, read: Reader | None = None) -> Config:
             raise ConfigError(f"{cdir}: config folder not found (SV_CONFIG_DIR)")
         read = read_file
     sv_path, ul_path = cdir / SOURCE_VERIFY_FILE, cdir / LIVENESS_FILE
-    sv = _read_json(sv_path, read)
-    validate(sv, SOURCE_VERIFY_SPEC, str(sv_path))
-    ul = _read_json(ul_path, read)
-    validate(ul, LIVENESS_SPEC, str(ul_path))
+    sv = load(SourceVerify, _read_json(sv_path, read), str(sv_path), context={"folder": cdir})
+    ul = load(LivenessFile, _read_json(ul_path, read), str(ul_path))
 
     allowlist_path, allowlist = read_allowlist(cdir, read)
 
-    ex = sv["extraction"]
-    hosts = HostRules(
-        allowlist=allowlist,
-        gov_namespaces=tuple(ex.get("gov_namespaces", _default("extraction.gov_namespaces"))),
-        gov_hosts=tuple(ex.get("gov_hosts", _default("extraction.gov_hosts"))),
-    )
-    f, p = sv["fetch"], sv["pdf"]
-    return Config(
-        config_dir=cdir,
-        extraction=Extraction(
-            primary_only=ex["primary_only"],
-            min_salient_values=ex["min_salient_values"],
-            claim_window_chars=ex["claim_window_chars"],
-            salient_value_types=tuple(ex["salient_value_types"]),
-            scope_dirs=tuple(ex["scope_dirs"]),
-            skip_files=frozenset(ex["skip_files"]),
-            skip_headings=tuple(h.lower() for h in ex["skip_headings"]),
-            code_urls=bool(ex.get("code_urls", Extraction.code_urls)),
-        ),
-        fetch=Fetch(
-            max_body_bytes=f["max_body_bytes"],
-            excerpt_window_chars=f["excerpt_window_chars"],
-            max_excerpts_per_claim=f["max_excerpts_per_claim"],
-            min_text_chars=f["min_text_chars"],
-            js_spa_hosts=tuple(h.lower() for h in f["js_spa_hosts"]),
-            binary_content_prefixes=tuple(f["binary_content_prefixes"]),
-        ),
-        pdf=_pdf(p, sv_path),
-        root_url_allowlist=tuple(sv["linter"]["root_url_allowlist"]),
-        sampling=Sampling(
-            default_sample=sv["sampling"]["default_sample"],
-            weights={k: float(v) for k, v in sv["sampling"]["priority_weights"].items() if not k.startswith("_")},
-        ),
-        liveness=_liveness(ul),
-        hosts=hosts,
-        allowlist_path=allowlist_path,
-        llm=llm_settings(sv.get("llm", {})),
-        report=_report(sv.get("report", {}), sv_path),
-        linked=Linked(bool(sv.get("linked", {}).get("enabled", Linked.enabled)),
-                      int(sv.get("linked", {}).get("max_per_page", Linked.max_per_page))),
-        archive=_archive(sv.get("archive", {})),
-    )
+    rules = HostRules(allowlist=allowlist, gov_namespaces=sv.extraction.gov_namespaces,
+                      gov_hosts=sv.extraction.gov_hosts)
+    # the file's sections as validated, with what the loader adds (nothing here is read twice)
+    return Config.model_construct(**dict(sv), config_dir=cdir, liveness=pacer_view(ul), hosts=rules,
+                                  allowlist_path=allowlist_path)

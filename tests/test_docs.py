@@ -1,5 +1,5 @@
 """The docs build with every warning an error, and their reference shows what the code declares:
-every option of every project command, every registry entry, every exit status, every
+every option of every project command, every registry entry and config key, every exit status, every
 ``ClaimRecord`` field and every metric. A planted entry without its doc fails the build."""
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ def test_the_docs_build_with_every_warning_an_error(built: Path) -> None:
     ("commands", "reference/commands.html"),
     ("options", "reference/commands.html"),
     ("registry", "reference/settings.html"),
+    ("config keys", "reference/settings.html"),
     ("exit statuses", "reference/exit-statuses.html"),
     ("ClaimRecord fields", "reference/records.html"),
     ("metrics", "reference/metrics.html"),

@@ -1,5 +1,6 @@
-"""One registry of knobs (sv_scrapy/registry.py): no environment variable is read outside it, every
-setting the package reads is declared in it, and the config files' checkers are derived from it."""
+"""One registry of knobs (sv_scrapy/registry.py): no environment variable is read outside it, and every
+setting the package reads is declared in it (the config files' keys are their models', see
+tests/test_config_declared_once.py)."""
 
 from __future__ import annotations
 
@@ -72,14 +73,8 @@ def test_every_entry_has_a_source_a_type_and_a_doc() -> None:
     assert len(names) == len(set(names))
 
 
-def test_ignored_keys_are_optional_and_say_so() -> None:
-    ignored = [e for e in registry.ENTRIES if e.ignored]
-    assert {e.name for e in ignored} >= {"fetch.content_cache_ttl_days", "global.threshold_pct"}
-    assert all(not e.required and e.doc.startswith("Ignored") for e in ignored)
-
-
 def test_the_shipped_config_uses_only_declared_keys(tmp_path: Path) -> None:
-    """The checkers are the registry's: a key it does not declare is refused, one line naming it."""
+    """The checkers are the models': a key they do not declare is refused, one line naming it."""
     config = Path(__file__).resolve().parents[1] / "config"
     for name in ("_source-verify.json", "_url-liveness.json", "primary-source-allowlist.txt"):
         (tmp_path / name).write_bytes((config / name).read_bytes())
@@ -90,14 +85,3 @@ def test_the_shipped_config_uses_only_declared_keys(tmp_path: Path) -> None:
     (tmp_path / "_source-verify.json").write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"fetch\.cache_days: unknown key"):
         load_config(tmp_path)
-
-
-def test_typed_defaults_come_from_the_registry() -> None:
-    from sv_scrapy.config import Linked, Pdf, Report
-    from sv_scrapy.llm.settings import LlmSettings
-
-    sv = registry.SOURCE_VERIFY
-    assert Pdf.ocr_max_pages == registry.default(sv, "pdf.ocr_max_pages")
-    assert Report.backlog_top_n == registry.default(sv, "report.backlog_top_n")
-    assert Linked.max_per_page == registry.default(sv, "linked.max_per_page")
-    assert LlmSettings().evidence_chars == registry.default(sv, "llm.evidence_chars")

@@ -1,7 +1,7 @@
 """The reference pages' tables, generated from the code at build time (one directive each).
 
 Each directive reads the one place the code declares a thing (the commands' own option parsers,
-the spiders' ``ARGUMENTS``, ``sv_scrapy.registry``, ``ClaimRecord``'s annotated lines,
+the spiders' ``ARGUMENTS``, ``sv_scrapy.registry``, the config files' models, ``ClaimRecord``'s annotated lines,
 ``core/errors.py``, the metrics writer, the status tuples) and warns about any entry that has no
 doc, so ``sphinx-build -W`` fails on an undocumented one. ``reference_names`` lists every name the
 built reference must show (tests/test_docs.py checks the HTML against it).
@@ -111,6 +111,67 @@ def metric_names() -> list[tuple[str, str]]:
             if line.startswith("# HELP ")]
 
 
+def config_files() -> list[str]:
+    from sv_scrapy.config import MODELS
+
+    return list(MODELS)
+
+
+def _resolved(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """A JSON schema node with its ``$ref`` followed and an optional value's ``null`` left out."""
+    if "$ref" in schema:
+        schema = {**defs[schema["$ref"].rsplit("/", 1)[-1]], **{k: v for k, v in schema.items() if k != "$ref"}}
+    options = [o for o in schema.get("anyOf", ()) if o.get("type") != "null"]
+    if len(options) == 1:
+        schema = {**_resolved(options[0], defs), **{k: v for k, v in schema.items() if k != "anyOf"}}
+    return schema
+
+
+def kind_of(schema: dict[str, Any], defs: dict[str, Any]) -> str:
+    """A value's type in words, from its JSON schema (``list of (pct | money)``, ``integer >= 1``)."""
+    schema = _resolved(schema, defs)
+    if "enum" in schema:
+        return f"({' | '.join(map(str, schema['enum']))})"
+    kind = schema.get("type")
+    if kind in ("integer", "number"):
+        return f"{kind} >= {schema['minimum']:g}" if "minimum" in schema else str(kind)
+    if kind == "boolean":
+        return "true | false"
+    if kind == "array":
+        return f"list of {kind_of(schema.get('items', {}), defs)}"
+    if kind == "object" and "properties" in schema:
+        needed = set(schema.get("required", ()))
+        return "object {" + ", ".join(k if k in needed else f"{k}?" for k in schema["properties"]) + "}"
+    if kind == "object":
+        return f"object of name: {kind_of(schema.get('additionalProperties', {}), defs)}"
+    return str(kind or "any")
+
+
+def config_keys(file: str) -> list[tuple[str, str, str, str]]:
+    """(dotted key, type, default, doc) of every key of one config file, from its model's JSON schema;
+    a section's keys one by one, any other object as one key."""
+    from sv_scrapy.config import MODELS
+
+    top = MODELS[file].model_json_schema(by_alias=True)
+    defs = top.get("$defs", {})
+    rows: list[tuple[str, str, str, str]] = []
+
+    def walk(node: dict[str, Any], prefix: str) -> None:
+        needed = set(node.get("required", ()))
+        for key, raw in node["properties"].items():
+            field = _resolved(raw, defs)
+            if field.get("x-section"):
+                walk(field, f"{prefix}{key}.")
+                continue
+            doc = str(raw.get("description") or field.get("description") or "")
+            default = "required" if key in needed else (
+                "ignored" if doc.startswith("Ignored") else shown(field.get("default")))
+            rows.append((prefix + key, kind_of(field, defs), default, doc))
+
+    walk(top, "")
+    return rows
+
+
 def reference_names() -> dict[str, list[str]]:
     """Every name the built reference must show, by kind (the drift test's list)."""
     from sv_scrapy import registry
@@ -120,6 +181,7 @@ def reference_names() -> dict[str, list[str]]:
                            for a in command_options(name, cmd) for s in a.option_strings}),
         "commands": [f"scrapy {n}" for n in project_commands()],
         "registry": sorted({e.name for e in registry.ENTRIES}),
+        "config keys": sorted({key for file in config_files() for key, *_ in config_keys(file)}),
         "exit statuses": [str(code) for code, _, _ in exit_statuses()],
         "ClaimRecord fields": [name for _, name, _, _ in record_fields()],
         "metrics": [name for name, _ in metric_names()],
@@ -193,7 +255,7 @@ def shown(value: Any, limit: int = 80) -> str:
         return text
     if isinstance(value, list):
         return f"{len(value)} built-in values ({', '.join(map(str, value[:3]))}, …)"
-    return f"a built-in table of {len(value)} keys ({', '.join(list(value)[:3])}, …; sv_scrapy/registry.py)"
+    return f"a built-in table of {len(value)} keys ({', '.join(list(value)[:3])}, …; see the code)"
 
 
 class _Directive(SphinxDirective):
@@ -259,9 +321,27 @@ class Registry(_Directive):
                 self.undocumented(f"registry entry {e.name} ({source})")
             name = nodes.paragraph("", "", code(e.name))
             name["ids"] = [nodes.make_id(f"{source}-{e.name}")]
-            default = "required" if e.required else ("ignored" if e.ignored else shown(e.default))
-            rows.append((name, e.kind, default, prose(e.doc)))
+            rows.append((name, e.kind, shown(e.default), prose(e.doc)))
         return [table(("name", "type", "default", "what it does"), rows)]
+
+
+class ConfigKeys(_Directive):
+    """One config file's keys, from its model (``sv_scrapy.config.MODELS``)."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        file = self.arguments[0]
+        if file not in config_files():
+            raise self.error(f"unknown config file {file!r} (known: {', '.join(config_files())})")
+        rows = []
+        for key, kind, default, doc in config_keys(file):
+            if not doc.strip():
+                self.undocumented(f"config key {key} ({file}: a Field description)")
+            name = nodes.paragraph("", "", code(key))
+            name["ids"] = [nodes.make_id(f"{file}-{key}")]
+            rows.append((name, kind, default, prose(doc)))
+        return [table(("key", "type", "default", "what it does"), rows)]
 
 
 class ClaimRecordFields(_Directive):
@@ -330,7 +410,8 @@ class Modules(_Directive):
 
 def setup(app: Sphinx) -> dict[str, Any]:
     for name, directive in (("sv-commands", Commands), ("sv-spider-arguments", SpiderArguments),
-                            ("sv-registry", Registry), ("sv-claim-record", ClaimRecordFields),
+                            ("sv-registry", Registry), ("sv-config", ConfigKeys),
+                            ("sv-claim-record", ClaimRecordFields),
                             ("sv-exit-statuses", ExitStatuses), ("sv-metrics", Metrics), ("sv-values", Values),
                             ("sv-pipelines", Pipelines), ("sv-modules", Modules)):
         app.add_directive(name, directive)

@@ -32,7 +32,7 @@ class Command(SvCommand):
     def execute(self, opts: argparse.Namespace) -> int:
         rt = self.runtime()
         rows = lint_corpus(rt.corpus_root, rt.config.hosts, rt.extract_options(country=opts.country),
-                           rt.config.root_url_allowlist)
+                           rt.config.linter.root_url_allowlist)
         for problem in rows.skipped:
             print(f"warning: skipped {problem}", file=sys.stderr)
         if not rows:

@@ -198,7 +198,7 @@ class Command(SvCommand):
     @staticmethod
     def root_rows(rt: Runtime) -> list[dict[str, Any]]:
         """The portal-root linter's rows now (static, no network), each with the id the report prints."""
-        lint = lint_corpus(rt.corpus_root, rt.config.hosts, rt.extract_options(), rt.config.root_url_allowlist)
+        lint = lint_corpus(rt.corpus_root, rt.config.hosts, rt.extract_options(), rt.config.linter.root_url_allowlist)
         return root_rows([r.as_dict() for r in lint])
 
     def listing(self, rt: Runtime, audit: Path, only_expired: bool) -> int:

@@ -6,14 +6,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pydantic import Field
+from pydantic.dataclasses import dataclass as model_dataclass
 
-@dataclass(frozen=True)
+from sv_scrapy.core.schema import DATACLASS_CONFIG
+
+
+@model_dataclass(frozen=True, config=DATACLASS_CONFIG)
 class HostPolicy:
-    """How hard one host may be hit: parallel requests and the gap between request starts."""
+    """How hard one host may be hit: parallel requests and the gap between request starts (a pydantic
+    dataclass: ``gov_suffix_default`` and each ``per_host_overrides`` entry are validated as one, and the
+    core still builds it by position)."""
 
-    concurrency: int
-    interval_ms: int
-    reason: str = ""
+    concurrency: int = Field(ge=1, description="Requests in flight to the host at once.")
+    interval_ms: int = Field(ge=0, description="The floor between two request starts, in milliseconds.")
+    reason: str = Field("", description="Why the host has its own policy.")
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,7 @@ class AuditSpider(ClaimSpider):
             # the portal-root linter's backlog rides along in the report (static, no network)
             linter_rows=[r.as_dict() for r in lint_corpus(rt.corpus_root, rt.config.hosts,
                                                           rt.extract_options(country=params["country"]),
-                                                          rt.config.root_url_allowlist)],
+                                                          rt.config.linter.root_url_allowlist)],
             # proposals for the maintainer, never promoted: secondary hosts that look official
             allowlist_rows=[r.as_dict() for r in allowlist_candidates(extraction.secondary_cited)],
             # the maintainer's reviews (checked by preflight): what stays quiet until the page changes

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from pydantic import Field
 
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.fetchstatus import DEAD, UNAVAILABLE
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, TOKENS_PRESENT, WEAK_MATCH
+from sv_scrapy.core.schema import Section
 
 CHANGED = "changed_since_verified"
 NOT_THEN = "not_on_page_when_verified"
@@ -39,12 +41,11 @@ DEFAULT_MAX_LOOKUPS = 300
 _ABSENT = (TOKENS_ABSENT, WEAK_MATCH)
 
 
-@dataclass(frozen=True)
-class ArchiveSettings:
+class ArchiveSettings(Section):
     """``archive`` in ``_source-verify.json`` (every key optional)."""
 
-    enabled: bool = True
-    max_lookups: int = DEFAULT_MAX_LOOKUPS
+    enabled: bool = Field(True, description="Then and now: look up a flagged claim's page in the Wayback Machine.")
+    max_lookups: int = Field(DEFAULT_MAX_LOOKUPS, ge=0, description="Archive lookups a run makes at most.")
 
 
 def is_flagged(record: ClaimRecord) -> bool:
