@@ -48,6 +48,7 @@ _SPACES = " \u00a0"
 _DIGIT_NEXT_RE = re.compile(r"[ \u00a0]?\d")
 _CODE_AFTER_RE = re.compile(r"[A-Z]{3}(?![\w-])")  # "COP-26" is a conference, not pesos
 _HYPHEN_ID_RE = re.compile(r"[-‐–]\w")
+_PEG_AFTER_RE = re.compile(r"\s?[=≈]")  # "1 USD = 7.8 HKD": a lone unit of a currency, pegged
 MONEY_CODE_BEFORE_RE = re.compile(rf"(?P<ccy>[A-Z](?<!\w[A-Z])[A-Z]{{2}})\s?(?P<num>{_NUM})")
 ISO_DATE_RE = re.compile(r"(?P<y>[0-9](?<!\w[0-9])\d{3})-(?P<m>\d{2})-(?P<d>\d{2})\b")
 # "(effective 2023-12)": a month; "2024-25" or "2011-12" is a fiscal year (checked in _date)
@@ -61,11 +62,23 @@ DMY_RE = re.compile(
 )
 MDY_RE = re.compile(rf"\b{_MON_WORD}\s(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s(?P<y>\d{{4}})\b", re.IGNORECASE)
 MY_RE = re.compile(rf"\b{_MON_WORD}\s(?:de\s)?(?P<y>\d{{4}})\b", re.IGNORECASE)
+# an instrument and its number as the Commonwealth and civil-law corpora write it: the word
+# or abbreviation ("Act", "Cap.", "Chap.", "s."/"ss.", "§", "Art."/"Arts", "Reg", "S.I."), an
+# optional "No." ("Act No. 10", "Decreto n° 8"), then the number with what belongs to it —
+# "883/2004", "70:07", "6–7", "2(1)(e)", "10 of 2017", "2024 No. 57". "Arts", "Reg" and "Chap"
+# without their dot are capitalised words ("arts 3 venues" is prose); "s."/"ss." only in
+# lower case ("U.S. 5" is no section)
 STATUTE_RE = re.compile(
-    r"(?P<kw>\b(?:(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Act|Chapter|Article|Ordinance)s?\b"
-    r"|Reg\.|Cap\.?|Art\.|No\.?|n°|nº|Nr\.?)|§)"
-    r"\s?(?P<id>(?:(?-i:[A-Z]{1,4})[-\s/])?\d[\w./-]*)",
+    r"(?P<kw>\b(?:(?:Loi|Law|Ley|Llei|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Act|Chapter|Article|Ordinance)s?\b"
+    r"|Reg\.|(?-i:Reg|Chap|Arts?)\b|Chap\.|Cap\.?|Arts?\.|No\.?|n°|nº|Nr\.?|(?-i:ss?)\.|S\.\s?I\.)|§§?)"
+    r"\s?(?P<no>(?:No\b\.?|n[°º]|Nr\b\.?)\s?)?"
+    r"(?P<id>(?:(?-i:[A-Z]{1,4})[-\s/])?\d[\w./:\u2013-]*(?:\(\w{1,4}\))*"
+    r"(?:,?\s(?:of|de|du|del)\s\d{4}(?!\d)|\sNo\.?\s?\d+)?)",
     re.IGNORECASE,
+)
+# "(No. 2) Regulations": the ordinal in parentheses that tells an instrument from its namesake
+_ORDINAL_TITLE_RE = re.compile(
+    r"\)\s?(?:Amendment\s)?(?:Regulations?|Rules?|Orders?|Acts?|Laws?|Ordinances?|Bills?|Decrees?)\b", re.IGNORECASE
 )
 YEAR_RE = re.compile(r"[12](?<![\d.,][12])\d(?<=19|20)\d{2}(?![\d.,]\d)")
 
@@ -226,6 +239,10 @@ def _money(m: re.Match[str] | _Found) -> Value | None:
     if text.startswith(ccy, m.start()) and m.start("num") == m.start() + len(ccy) and _HYPHEN_ID_RE.match(text, end):
         return None  # "SSP2-4.5", "SSP5-8.5": a glued code, number and hyphen make an identifier
     mult = m.groupdict().get("mult")
+    if num == "1" and not mult and ccy.isupper() and m.start("ccy") > m.start("num") and not _PEG_AFTER_RE.match(text, end):
+        # "1 SAR" (one Special Administrative Region): one unit of a currency is a peg's base
+        # ("1 USD = 7.8 HKD"), never an amount on its own; a code after it is an acronym
+        return None
     if mult:  # written between the number and a code/symbol after it: must be a compact form
         compact = compact_after(text, m.end("num"))
         if not compact or compact[1] < m.end("num") + len(mult.rstrip(".")):
@@ -296,14 +313,21 @@ def _statute(m: re.Match[str]) -> Value | None:
     ident = m.group("id").rstrip(".,;:")
     while ident.endswith(")") and ident.count(")") > ident.count("("):
         ident = ident[:-1]
+    ordinal = keyword in _ORDINAL_KEYWORDS
+    if ordinal and re.fullmatch(r"\d{1,2}", ident):
+        if not (m.string[m.start() - 1 : m.start()] == "(" and _ORDINAL_TITLE_RE.match(m.string, m.end("id"))):
+            return _RESERVED  # "ranked No. 1", "No. 3 of the list": an ordinal, not an instrument
+    numbered = (m.group("kw") if ordinal else m.group("no") or "").strip()
     digits = re.findall(r"\d+", ident)
-    if keyword in _ORDINAL_KEYWORDS and re.fullmatch(r"\d{1,2}", ident):
-        return _RESERVED  # "(No.2) Regulations": an ordinal in a title, not a statute id
-    needles = sorted({ident, *(d for d in digits if len(d) >= 2)}, key=len, reverse=True)
+    # the id as a page would search it: a short number keeps its "No." ("No. 2" is specific,
+    # a bare "2" is on every page); a long one stands alone ("10 of 2017" in "Act 10 of 2017")
+    norm = f"{numbered} {ident}" if numbered and len(re.sub(r"\W", "", ident)) < 3 else ident
+    raw = m.string[m.start() : m.start("id") + len(ident)]
+    needles = sorted({raw, norm, ident, *(d for d in digits if len(d) >= 2)}, key=len, reverse=True)
     # "Act 1993": the year names the statute; landing pages rarely restate it. Only a lone
     # number that reads as a year: "Ley 2068/2020" and "Law 2090" are ids
     salient = not (len(digits) == 1 and (_reads_as_year(digits[0], m) or _hijri_year(ident, m)))
-    return Value("statute", f"{m.group('kw')} {ident}".strip(), ident, needles, salient)
+    return Value("statute", raw, norm, needles, salient)
 
 
 def _year(m: re.Match[str]) -> Value:
