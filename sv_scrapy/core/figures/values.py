@@ -2,7 +2,8 @@
 
 Each :class:`Value` carries ``raw`` (as written), ``norm`` (a canonical form the page-side
 matcher compares against: ``"5.81"``, ``"1500000 EUR"``, ``"2025-04-01"``) and
-``needles`` (the seed's literal search strings). A bare year is never salient, nor the year
+``needles`` (the seed's literal search strings, the claim's own spelling ``raw`` always among
+them: the page-side matcher falls back to it, ``PageIndex.find_written``). A bare year is never salient, nor the year
 in a statute's name ("Act 1993"), and "(No.2) Regulations" is an ordinal, not a statute.
 
 The caller masks URLs and the tracker's own stamp dates first (``claims.mask_line``), so
@@ -55,7 +56,7 @@ ISO_DATE_RE = re.compile(r"(?P<y>[0-9](?<!\w[0-9])\d{3})-(?P<m>\d{2})-(?P<d>\d{2
 YEAR_MONTH_RE = re.compile(r"(?P<y>[12](?<![\w-][12])\d(?<=19|20)\d{2})-(?P<m>0[1-9]|1[0-2])(?![\w-])")
 # month names: any word, checked against CLDR's month table afterwards — a regex
 # alternation of thousands of month names tried at every word boundary is far slower
-_MON_WORD = r"(?P<mon>[^\W\d_]{3,12})\.?"
+_MON_WORD = r"(?P<mon>[dl][’'][^\W\d_]{2,12}|[^\W\d_]{3,12})\.?"  # with an elided article: "1 d’agost 2025"
 DMY_RE = re.compile(
     rf"(?P<d>[0-9](?<!\w[0-9])\d?)(?:st|nd|rd|th|er|\.)?\s(?:de\s)?{_MON_WORD},?\s(?:de\s)?(?P<y>\d{{4}})\b",
     re.IGNORECASE,
@@ -395,6 +396,8 @@ def extract_values(
             if value is _RESERVED:
                 continue
             value.pos, value.end = start, end
+            if value.raw not in value.needles:  # the claim's own spelling is always one of them
+                value.needles.append(value.raw)
             if value.type not in salient_types:
                 value.salient = False
             out.append(value)

@@ -59,7 +59,19 @@ def _digits(norm: str) -> int:
 
 
 def find_value(index: PageIndex, value: Mapping[str, Any]) -> tuple[list[Hit], bool]:
-    """(hits, strong) for one claim value on one page."""
+    """(hits, strong) for one claim value on one page: by its canonical form, else as the claim
+    wrote it — the claim's own spelling standing on the page is a match in any page language."""
+    hits, strong = _find_canonical(index, value)
+    if strong:
+        return hits, strong
+    raw = str(value.get("raw") or "")
+    written = index.find_written(raw) if raw else []
+    if written:  # specific when it has three significant characters: "HK$10", "s. 12", "2023-12"
+        return written, sum(ch.isalnum() for ch in raw) >= 3 or value.get("type") in ("pct", "money", "date")
+    return hits, strong
+
+
+def _find_canonical(index: PageIndex, value: Mapping[str, Any]) -> tuple[list[Hit], bool]:
     vtype, norm = value.get("type"), str(value.get("norm", ""))
     if vtype in ("pct", "money"):
         number = norm.split(" ", 1)[0]
