@@ -31,7 +31,7 @@ from sv_scrapy.core.figures.values import extract_values
 from sv_scrapy.core.hosts import HostRules
 from sv_scrapy.core.page.pagescan import PageIndex
 from sv_scrapy.core.page.pdf import pdf_to_text
-from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, TOKENS_PRESENT, Prior, PrefilterSettings, prior_for_text
+from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, TOKENS_PRESENT, PrefilterSettings, Prior, prior_for_text
 from sv_scrapy.core.page.text import html_reading
 from testing.mockweb.pdfgen import text_pdf
 

@@ -22,20 +22,22 @@ from dataclasses import dataclass
 _DATE = r"\d{4}-\d{2}-\d{2}"
 _KIND = r"re-verified|verified|stale-marker|stale|updated"
 DATE_FIRST_RE = re.compile(rf"\((?P<date>{_DATE})\s+(?P<kind>{_KIND})\b", re.IGNORECASE)
-KEYWORD_FIRST_RE = re.compile(rf"\b(?P<kind>re-verified|verified)\s+(?P<date>{_DATE})\b", re.IGNORECASE)
+KEYWORD_FIRST_RE = re.compile(rf"(?=[rv])\b(?P<kind>re-verified|verified)\s+(?P<date>{_DATE})\b", re.IGNORECASE)
 FILE_STAMP_RE = re.compile(
     rf"^\s*(?:[-*>]\s*)?\**Last[ -]verified\**\s*:?\s*\**\s*(?P<date>{_DATE})", re.IGNORECASE
 )
-# dates the tracker writes about itself; masked, but not stamps of a claim
+# dates the tracker writes about itself; masked, but not stamps of a claim. The lookaheads hold
+# the first letters of the keywords: one character test at each position, not the alternation
 _SELF_DATE_RE = re.compile(
-    r"\b(?:as of|as researched|researched|checked|re-checked|updated|verified|re-verified)\s+(?P<date>\d{4}-\d{2}(?:-\d{2})?)\b",
+    r"(?=[acruv])\b(?:as of|as researched|researched|checked|re-checked|updated|verified|re-verified)"
+    r"\s+(?P<date>\d{4}-\d{2}(?:-\d{2})?)\b",
     re.IGNORECASE,
 )
 
 # when a source was consulted, with the source's name (up to four words) between: in any of the
 # forms a writer dates things ("18 Dec 2025", "Dec 18, 2025", "May 2025", "2025-12-18")
 _PROVENANCE_RE = re.compile(
-    r"\b(?:cross-checked|checked|accessed|retrieved|researched|consulted)(?:\s[^\s\d.;,()]+){0,4}\s"
+    r"(?=[acr])\b(?:cross-checked|checked|accessed|retrieved|researched|consulted)(?:\s[^\s\d.;,()]+){0,4}\s"
     r"(?P<date>\d{1,2}\s[^\W\d_]{3,9}\.?,?\s\d{4}|[^\W\d_]{3,9}\.?\s(?:\d{1,2},?\s)?\d{4}|\d{4}-\d{2}(?:-\d{2})?)(?!\d)",
     re.IGNORECASE,
 )

@@ -70,6 +70,9 @@ MY_RE = re.compile(rf"\b{_MON_WORD}\s(?:de\s)?(?P<y>\d{{4}})\b", re.IGNORECASE)
 # without their dot are capitalised words ("arts 3 venues" is prose); "s."/"ss." only in
 # lower case ("U.S. 5" is no section)
 STATUTE_RE = re.compile(
+    # the first letters of every keyword, as a lookahead: the engine tests one character class at
+    # each position instead of trying the whole alternation (twice as fast on a playbook)
+    r"(?=[ACDGLNORS§])"
     r"(?P<kw>\b(?:(?:Loi|Law|Ley|Llei|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Act|Chapter|Article|Ordinance)s?\b"
     r"|Reg\.|(?-i:Reg|Chap|Arts?)\b|Chap\.|Cap\.?|Arts?\.|No\.?|n°|nº|Nr\.?|(?-i:ss?)\.|S\.\s?I\.)|§§?)"
     r"\s?(?P<no>(?:No\b\.?|n[°º]|Nr\b\.?)\s?)?"
@@ -315,9 +318,9 @@ def _statute(m: re.Match[str]) -> Value | None:
     while ident.endswith(")") and ident.count(")") > ident.count("("):
         ident = ident[:-1]
     ordinal = keyword in _ORDINAL_KEYWORDS
-    if ordinal and re.fullmatch(r"\d{1,2}", ident):
-        if not (m.string[m.start() - 1 : m.start()] == "(" and _ORDINAL_TITLE_RE.match(m.string, m.end("id"))):
-            return _RESERVED  # "ranked No. 1", "No. 3 of the list": an ordinal, not an instrument
+    in_title = m.string[m.start() - 1 : m.start()] == "(" and _ORDINAL_TITLE_RE.match(m.string, m.end("id"))
+    if ordinal and re.fullmatch(r"\d{1,2}", ident) and not in_title:
+        return _RESERVED  # "ranked No. 1", "No. 3 of the list": an ordinal, not an instrument
     numbered = (m.group("kw") if ordinal else m.group("no") or "").strip()
     digits = re.findall(r"\d+", ident)
     # the id as a page would search it: a short number keeps its "No." ("No. 2" is specific,
