@@ -115,10 +115,11 @@ MONTHS = sorted({
 PERCENT = ["{a}%", "{a} %", "{a},{c} %", "{a}.{c}%", "{a} per cent"]
 MONEY = ["€{n:,}", "£{n:,}", "HK${n:,}", "CI${n:,}", "US${n}", "₩{n:,}", "SAR {n:,}", "AED {n}", "EUR {n:,}",
          "{n:,} EUR", "{n} €", "{n:,} zł", "{n:,} KRW"]
-DATES = ["{d} {mon} {y}", "{mon} {y}", "{y}-{m:02d}-{d:02d}", "(effective {y}-{m:02d})", "{mon} {d}, {y}"]
+DATES = ["{d} {mon} {y}", "{mon} {y}", "{y}-{m:02d}-{d:02d}", "(effective {y}-{m:02d})", "{mon} {d}, {y}",
+         "{d}-{m}-{y}", "{d:02d}/{m:02d}/{y}", "{d}.{m}.{y}"]
 STATUTES = ["S.I. {y} No. {n}", "Act No. {n} of {y}", "(No. {c}) Regulations", "Chap. {a}:{c:02d}", "ss. {a}–{b}",
             "s. {n}", "Article {a}(1)(e)", "Law No. {n}", "Decree No. {n}/{y}", "Cap. {n}", "§ {n}", "Art. {n}",
-            "Reg {n}/{y}", "Llei {a}/{y}"]
+            "Reg {n}/{y}", "Llei {a}/{y}", "Lei n.º {n}/{y}", "Section {n}", "Circular No. {c}", "artículo {a}"]
 PHRASES = ["", "stamp duty", "the buyer pays", "annual fee under", "rate levied", "the levy is"]
 HOSTS = ["www.ird.gov.hk", "www.gov.ky", "www.impots.gouv.fr", "www.nts.go.kr", "zatca.gov.sa", "www.sat.gob.mx",
          "www.soumu.go.jp", "www.bopa.ad"]

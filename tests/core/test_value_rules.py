@@ -72,6 +72,10 @@ def test_value_rules(text: str, expected: list[tuple[str, str]]) -> None:
         ("Reg 883/2004 coordinates", "Reg 883/2004", "883/2004"),
         ("Llei 10/2012 governs", "Llei 10/2012", "10/2012"),
         ("§§ 23 EStG", "§§ 23", "23"),
+        ("Lei n.º 56/2023 sets", "Lei n.º 56/2023", "56/2023"),
+        ("artículo 10 de la Ley", "artículo 10", "10"),
+        ("under Section 12 of the Act", "Section 12", "12"),
+        ("Cabinet Circular No. 5 sets", "No. 5", "No. 5"),
     ],
 )
 def test_statute_ids(text: str, raw: str, norm: str) -> None:
@@ -90,6 +94,24 @@ def test_statute_ids(text: str, raw: str, norm: str) -> None:
     ],
 )
 def test_not_statute_ids(text: str) -> None:
+    assert salient(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "norm"),
+    [
+        ("del 14-1-2026 (BOPA)", "2026-01-14"),  # day first, as most of the world writes it
+        ("on 04/13/2025", "2025-04-13"),  # month first only where day first cannot be a date
+        ("from 31.12.2024", "2024-12-31"),
+        ("Royal Decree M/9 of 26/03/1426 AH", "1426-03-26"),  # the Hijri date as written: the page finds it verbatim
+    ],
+)
+def test_numeric_dates(text: str, norm: str) -> None:
+    assert ("date", norm) in salient(text)
+
+
+@pytest.mark.parametrize("text", ["version 1.2.3", "v2.10.2024x", "ratio 1/2/3"])
+def test_not_numeric_dates(text: str) -> None:
     assert salient(text) == []
 
 

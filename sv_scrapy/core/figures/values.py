@@ -52,6 +52,11 @@ _HYPHEN_ID_RE = re.compile(r"[-‐–]\w")
 _PEG_AFTER_RE = re.compile(r"\s?[=≈]")  # "1 USD = 7.8 HKD": a lone unit of a currency, pegged
 MONEY_CODE_BEFORE_RE = re.compile(rf"(?P<ccy>[A-Z](?<!\w[A-Z])[A-Z]{{2}})\s?(?P<num>{_NUM})")
 ISO_DATE_RE = re.compile(r"(?P<y>[0-9](?<!\w[0-9])\d{3})-(?P<m>\d{2})-(?P<d>\d{2})\b")
+# "14-1-2026", "01/04/2025", "31.12.2024", "26/03/1426 AH": day first (dotted ones always, most
+# of the world otherwise) unless only month-first can be a date; the page side reads both ways
+NUMERIC_DATE_RE = re.compile(
+    r"(?P<a>[0-9](?<![\w.,/-][0-9])\d?)(?P<sep>[./-])(?P<b>\d{1,2})(?P=sep)(?P<y>\d{4})(?![\w/-]|[.,]\d)"
+)
 # "(effective 2023-12)": a month; "2024-25" or "2011-12" is a fiscal year (checked in _date)
 YEAR_MONTH_RE = re.compile(r"(?P<y>[12](?<![\w-][12])\d(?<=19|20)\d{2})-(?P<m>0[1-9]|1[0-2])(?![\w-])")
 # month names: any word, checked against CLDR's month table afterwards — a regex
@@ -73,9 +78,10 @@ STATUTE_RE = re.compile(
     # the first letters of every keyword, as a lookahead: the engine tests one character class at
     # each position instead of trying the whole alternation (twice as fast on a playbook)
     r"(?=[ACDGLNORS§])"
-    r"(?P<kw>\b(?:(?:Loi|Law|Ley|Llei|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Act|Chapter|Article|Ordinance)s?\b"
-    r"|Reg\.|(?-i:Reg|Chap|Arts?)\b|Chap\.|Cap\.?|Arts?\.|No\.?|n°|nº|Nr\.?|(?-i:ss?)\.|S\.\s?I\.)|§§?)"
-    r"\s?(?P<no>(?:No\b\.?|n[°º]|Nr\b\.?)\s?)?"
+    r"(?P<kw>\b(?:(?:Loi|Law|Ley|Llei|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Act|Chapter|Article"
+    r"|Art[íi]culo|Artigo|Articolo|Artikel|Ordinance|Section)s?\b"
+    r"|Reg\.|(?-i:Reg|Chap|Arts?)\b|Chap\.|Cap\.?|Arts?\.|No\.?|n\.?[°º]|Nr\.?|(?-i:ss?)\.|S\.\s?I\.)|§§?)"
+    r"\s?(?P<no>(?:No\b\.?|n\.?[°º]|Nr\b\.?)\s?)?"
     r"(?P<id>(?:(?-i:[A-Z]{1,4})[-\s/])?\d[\w./:\u2013-]*(?:\(\w{1,4}\))*"
     r"(?:,?\s(?:of|de|du|del)\s\d{4}(?!\d)|\sNo\.?\s?\d+)?)",
     re.IGNORECASE,
@@ -89,7 +95,12 @@ YEAR_RE = re.compile(r"[12](?<![\d.,][12])\d(?<=19|20)\d{2}(?![\d.,]\d)")
 # a statute number "reads as a year" up to next year: "Act 1882" is named after its year,
 # "Law 2090" or "Decree 2045" cannot be
 _LAST_YEAR = datetime.date.today().year + 1
-_ORDINAL_KEYWORDS = {"no", "no.", "n°", "nº", "nr", "nr."}
+_ORDINAL_KEYWORDS = {"no", "no.", "n°", "nº", "n.°", "n.º", "nr", "nr."}
+# "Circular No. 5", "Resolution No. 3": an instrument's word before a short "No." makes it an id
+_INSTRUMENT_BEFORE_RE = re.compile(
+    r"(?:Resolution|Decision|Circular|Notice|Notification|Order|Rules?|Directive|Proclamation|Instruction|Gazette"
+    r"|Bill|Code|Law|Decree|Act|Regulations?|Ordinance|Royal Decree|Legal Notice)s?,?\s?\Z"
+)
 
 
 @dataclass(slots=True)
@@ -284,12 +295,24 @@ def _date(m: re.Match[str]) -> Value | None:
         name += "."  # "avr." is an abbreviation, a bare "out" may be prose
     month = int(groups["m"]) if groups.get("m") else month_number(name)
     day = int(groups["d"]) if groups.get("d") else None
+    return _date_value(m, year, month, day)
+
+
+def _numeric_date(m: re.Match[str]) -> Value | None:
+    first, second = int(m.group("a")), int(m.group("b"))
+    month_first = m.group("sep") != "." and first <= 12 < second
+    day, month = (second, first) if month_first else (first, second)
+    return _date_value(m, int(m.group("y")), month, day)
+
+
+def _date_value(m: re.Match[str], year: int, month: int | None, day: int | None) -> Value | None:
     if month is None or not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
         return None
     norm = f"{year:04d}-{month:02d}" + (f"-{day:02d}" if day else "")
     needles = [norm, str(year)]
-    if groups.get("mon"):
-        needles.append(groups["mon"].rstrip("."))
+    mon = m.groupdict().get("mon")
+    if mon:
+        needles.append(mon.rstrip("."))
     return Value("date", m.group(0).strip(), norm, needles)
 
 
@@ -312,14 +335,22 @@ def _hijri_year(ident: str, m: re.Match[str]) -> bool:
     return ident.isdigit() and 1300 <= int(ident) <= 1500 and bool(_HIJRI_ERA.match(m.string, m.end()))
 
 
+def _instrument_number(m: re.Match[str]) -> bool:
+    """A short "No. N" that numbers an instrument: in its title ("(No. 2) Regulations") or after
+    the instrument's word ("Circular No. 5")."""
+    text, start = m.string, m.start()
+    if text[start - 1 : start] == "(" and _ORDINAL_TITLE_RE.match(text, m.end("id")):
+        return True
+    return bool(_INSTRUMENT_BEFORE_RE.search(text, max(0, start - 24), start))
+
+
 def _statute(m: re.Match[str]) -> Value | None:
     keyword = m.group("kw").lower()
     ident = m.group("id").rstrip(".,;:")
     while ident.endswith(")") and ident.count(")") > ident.count("("):
         ident = ident[:-1]
     ordinal = keyword in _ORDINAL_KEYWORDS
-    in_title = m.string[m.start() - 1 : m.start()] == "(" and _ORDINAL_TITLE_RE.match(m.string, m.end("id"))
-    if ordinal and re.fullmatch(r"\d{1,2}", ident) and not in_title:
+    if ordinal and re.fullmatch(r"\d{1,2}", ident) and not _instrument_number(m):
         return _RESERVED  # "ranked No. 1", "No. 3 of the list": an ordinal, not an instrument
     numbered = (m.group("kw") if ordinal else m.group("no") or "").strip()
     digits = re.findall(r"\d+", ident)
@@ -347,6 +378,7 @@ _EXTRACTORS: tuple[tuple[_Finder, Callable[[Any], Value | None]], ...] = (
     (MONEY_CODE_BEFORE_RE.finditer, _money),
     (PCT_RE.finditer, _pct),
     (ISO_DATE_RE.finditer, _date),
+    (NUMERIC_DATE_RE.finditer, _numeric_date),
     (DMY_RE.finditer, _date),
     (MDY_RE.finditer, _date),
     (MY_RE.finditer, _date),
