@@ -40,6 +40,7 @@ def test_url_digits_are_masked() -> None:
         ("see [impots](https://www.impots.gouv.fr/x) for the 5.81 % rate", [False]),
         # a verify label, a plain-text target with a link alternative, a roster a verify sentence announces
         ("VAT 16%. **Verify:** [SAT](https://www.sat.gob.mx/)", [True]),
+        ("| IVA | 16% | Verify: [SAT](https://www.sat.gob.mx/) |", [True]),
         ("rate 2% — confirm the current band at the tax office / [AEAT](https://sede.agenciatributaria.gob.es/)",
          [True]),
         ("Confirm the 1 Jan 2026 band at primary sources before any binding step. Authoritative primary sources: "

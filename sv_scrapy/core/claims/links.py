@@ -46,6 +46,7 @@ _CONTINUATION_RE = re.compile(r"^(?:[/,+&\u00b7]|and|or|\s)*$", re.IGNORECASE)
 # it is what the roster is for
 _LABEL_RE = re.compile(r"(?:^|(?<=[.!?])\s)(?P<label>[^.!?:]{0,80}):\s*$")
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)")
+_LABEL_CUT_RE = re.compile(r"[;(|\u2014\u2013]|\s-\s")
 _ROSTER_RE = re.compile(r"\bsources?$", re.IGNORECASE)
 @dataclass(frozen=True)
 class Link:
@@ -108,7 +109,7 @@ def _after_label(line: str, start: int, floor: int) -> bool:
     label = _LABEL_RE.search(head)
     if not label:
         return False
-    text = label.group("label").strip()
+    text = _LABEL_CUT_RE.split(label.group("label"))[-1].strip()  # "| 10% | Verify:" -> "Verify"
     if _POINTER_RE.match(text):
         return True
     if not _ROSTER_RE.search(text):
