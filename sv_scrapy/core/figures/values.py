@@ -66,8 +66,23 @@ DMY_RE = re.compile(
     rf"(?P<d>[0-9](?<!\w[0-9])\d?)(?:st|nd|rd|th|er|\.)?\s(?:de\s)?{_MON_WORD},?\s(?:de\s)?(?P<y>\d{{4}})\b",
     re.IGNORECASE,
 )
-MDY_RE = re.compile(rf"\b{_MON_WORD}\s(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s(?P<y>\d{{4}})\b", re.IGNORECASE)
-MY_RE = re.compile(rf"\b{_MON_WORD}\s(?:de\s)?(?P<y>\d{{4}})\b", re.IGNORECASE)
+# month first ("April 1, 2025", "Oct 2025", "octubre de 2025"), found from their year backwards:
+# a forward pattern tries every word of the line, and most words are no month
+_MONTH_FIRST_RE = re.compile(
+    rf"\b{_MON_WORD}\s(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s|de\s)?(?P<y>\d{{4}})\Z", re.IGNORECASE
+)
+_YEAR_AFTER_SPACE_RE = re.compile(r"[0-9](?<=\s[0-9])\d{3}(?!\w)")
+_MONTH_FIRST_REACH = 32  # "September 30th, " and a little: where a month-first date starts before its year
+
+
+def _month_first(text: str) -> Iterator[re.Match[str]]:
+    """Month-first dates in reading order, one regex search in a short window before each year."""
+    last = 0
+    for year in _YEAR_AFTER_SPACE_RE.finditer(text):
+        m = _MONTH_FIRST_RE.search(text, max(last, year.start() - _MONTH_FIRST_REACH), year.end())
+        if m:
+            last = m.end()
+            yield m
 # an instrument and its number as the Commonwealth and civil-law corpora write it: the word
 # or abbreviation ("Act", "Cap.", "Chap.", "s."/"ss.", "§", "Art."/"Arts", "Reg", "S.I."), an
 # optional "No." ("Act No. 10", "Decreto n° 8"), then the number with what belongs to it —
@@ -380,8 +395,7 @@ _EXTRACTORS: tuple[tuple[_Finder, Callable[[Any], Value | None]], ...] = (
     (ISO_DATE_RE.finditer, _date),
     (NUMERIC_DATE_RE.finditer, _numeric_date),
     (DMY_RE.finditer, _date),
-    (MDY_RE.finditer, _date),
-    (MY_RE.finditer, _date),
+    (_month_first, _date),
     (STATUTE_RE.finditer, _statute),
     (YEAR_MONTH_RE.finditer, _date),
     (YEAR_RE.finditer, _year),
