@@ -40,7 +40,10 @@ SETTINGS = PrefilterSettings()
 # prose around the line: letters only, so it can hold no figure, and long enough that the page
 # is read (a thin page is SOURCE_UNAVAILABLE whatever it says)
 FILLER = "The department publishes the schedule below for residents and for buyers from abroad. " * 3
-PROPERTY = settings(max_examples=1000, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomized: the suite's 1,000 examples are the same on every run, so CI never fails on a draw
+# (a longer randomized search is `make fuzz`'s job)
+PROPERTY = settings(max_examples=1000, deadline=None, database=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 def page_prior(line: str, claim: Claim, lang: str, host: str, kind: str, text: str | None = None) -> Prior:
@@ -130,9 +133,11 @@ def claim_lines(draw: st.DrawFn) -> tuple[str, str]:
     """A bullet with one figure of any form the extractor reads, cited to a government page."""
     template = draw(st.sampled_from(PERCENT + MONEY + DATES + STATUTES))
     month, name = draw(st.sampled_from(MONTHS))
-    a = draw(st.integers(1, 98))
+    a, year = draw(st.integers(1, 98)), draw(st.integers(1990, 2030))
+    if month == (year + 1) % 100:  # "2000-01" is the fiscal year 2000/01 on both sides, never January
+        year += 1
     figure = template.format(a=a, b=a + 1, c=a % 9 + 1, n=draw(st.integers(2, 9_999_999)) if template in MONEY
-                             else a * 7 + 100, d=a % 28 + 1, m=month, mon=name, y=draw(st.integers(1990, 2030)))
+                             else a * 7 + 100, d=a % 28 + 1, m=month, mon=name, y=year)
     host = draw(st.sampled_from(HOSTS))
     line = f"- **Duty**: {draw(st.sampled_from(PHRASES))} {figure} {draw(st.sampled_from(PHRASES))} " \
            f"([Schedule](https://{host}/schedule))"
