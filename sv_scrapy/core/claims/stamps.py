@@ -34,10 +34,11 @@ _SELF_DATE_RE = re.compile(
     re.IGNORECASE,
 )
 
-# when a source was consulted, with the source's name (up to four words) between: in any of the
+# when a source was consulted, with the source's name (up to four capitalised words) between — "checked
+# against the 1 Jan 2026 schedule" dates the schedule, not the checking: in any of the
 # forms a writer dates things ("18 Dec 2025", "Dec 18, 2025", "May 2025", "2025-12-18")
 _PROVENANCE_RE = re.compile(
-    r"(?=[acr])\b(?:cross-checked|checked|accessed|retrieved|researched|consulted)(?:\s[^\s\d.;,()]+){0,4}\s"
+    r"(?=[acr])\b(?:cross-checked|checked|accessed|retrieved|researched|consulted)(?:\s(?-i:[A-Z])[^\s\d.;,()]*){0,4}\s"
     r"(?P<date>\d{1,2}\s[^\W\d_]{3,9}\.?,?\s\d{4}|[^\W\d_]{3,9}\.?\s(?:\d{1,2},?\s)?\d{4}|\d{4}-\d{2}(?:-\d{2})?)(?!\d)",
     re.IGNORECASE,
 )
@@ -100,6 +101,8 @@ def mask_stamp_dates(line: str) -> str:
     '10% (           verified) as researched           '
     >>> mask_stamp_dates("rose 7% (cross-checked Cayman Compass 19 May 2025)")
     'rose 7% (cross-checked Cayman Compass            )'
+    >>> mask_stamp_dates("checked against the 1 Jan 2026 schedule")
+    'checked against the 1 Jan 2026 schedule'
     """
     spans = [
         m.span("date")
