@@ -48,6 +48,8 @@ _LABEL_RE = re.compile(r"(?:^|(?<=[.!?])\s)(?P<label>[^.!?:]{0,80}):\s*$")
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)")
 _LABEL_CUT_RE = re.compile(r"[;(|\u2014\u2013]|\s-\s")
 _ROSTER_RE = re.compile(r"\bsources?$", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Link:
     text: str

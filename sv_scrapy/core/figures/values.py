@@ -3,8 +3,9 @@
 Each :class:`Value` carries ``raw`` (as written), ``norm`` (a canonical form the page-side
 matcher compares against: ``"5.81"``, ``"1500000 EUR"``, ``"2025-04-01"``) and
 ``needles`` (the seed's literal search strings, the claim's own spelling ``raw`` always among
-them: the page-side matcher falls back to it, ``PageIndex.find_written``). A bare year is never salient, nor the year
-in a statute's name ("Act 1993"), and "(No.2) Regulations" is an ordinal, not a statute.
+them: the page-side matcher falls back to it, ``PageIndex.find_written``). A bare year is
+never salient, nor the year in a statute's name ("Act 1993"); "ranked No. 1" is an ordinal,
+but "(No. 2) Regulations" and "Circular No. 5" number an instrument.
 
 The caller masks URLs and the tracker's own stamp dates first (``claims.mask_line``), so
 they can never become claim values.
@@ -83,6 +84,8 @@ def _month_first(text: str) -> Iterator[re.Match[str]]:
         if m:
             last = m.end()
             yield m
+
+
 # an instrument and its number as the Commonwealth and civil-law corpora write it: the word
 # or abbreviation ("Act", "Cap.", "Chap.", "s."/"ss.", "§", "Art."/"Arts", "Reg", "S.I."), an
 # optional "No." ("Act No. 10", "Decreto n° 8"), then the number with what belongs to it —
