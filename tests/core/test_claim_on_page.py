@@ -31,7 +31,14 @@ from sv_scrapy.core.figures.values import extract_values
 from sv_scrapy.core.hosts import HostRules
 from sv_scrapy.core.page.pagescan import PageIndex
 from sv_scrapy.core.page.pdf import pdf_to_text
-from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, TOKENS_PRESENT, PrefilterSettings, Prior, prior_for_text
+from sv_scrapy.core.page.prefilter import (
+    TOKENS_ABSENT,
+    TOKENS_PRESENT,
+    WEAK_MATCH,
+    PrefilterSettings,
+    Prior,
+    prior_for_text,
+)
 from sv_scrapy.core.page.text import html_reading
 from testing.mockweb.pdfgen import text_pdf
 
@@ -103,6 +110,14 @@ def test_an_iso_year_month_stated_verbatim_is_found_in_japanese() -> None:
                            PageIndex(page, lang="ja", host="www.soumu.go.jp"))
     assert prior.prior == TOKENS_PRESENT and prior.found_as == {"2023-12": "2023-12"}
     assert page_prior(line, date_only, "ja", "www.soumu.go.jp", "html").prior == TOKENS_PRESENT
+
+
+def test_a_short_id_found_as_written_stays_a_weak_match() -> None:
+    """The spec's "4" of "Art. 4 B": found as the claim writes it, still only 1–2 digits of id."""
+    (claim,) = claims_of_line("- residence test of CGI Art. 4 B ([impots](https://www.impots.gouv.fr/x))", "fr")
+    page = f"{FILLER} Article 4 B du CGI : Art. 4 B."
+    prior = prior_for_text(claim.values, page, ["www.impots.gouv.fr"], SETTINGS, PageIndex(page, host="www.impots.gouv.fr"))
+    assert prior.prior == WEAK_MATCH
 
 
 # --- generated claim lines: every figure form the extractor reads ------------------------------

@@ -66,8 +66,8 @@ def find_value(index: PageIndex, value: Mapping[str, Any]) -> tuple[list[Hit], b
         return hits, strong
     raw = str(value.get("raw") or "")
     written = index.find_written(raw) if raw else []
-    if written:  # specific when it has three significant characters: "HK$10", "s. 12", "2023-12"
-        return written, sum(ch.isalnum() for ch in raw) >= 3 or value.get("type") in ("pct", "money", "date")
+    if written:  # as specific as the canonical rule says: a unit beside it, a date, a 3-character id
+        return written, value.get("type") in ("pct", "money", "date") or len(str(value.get("norm", ""))) >= 3
     return hits, strong
 
 
