@@ -53,11 +53,15 @@ def test_corpus_slice(shared_corpus: Path) -> None:
     ky:230 and ky:587 are "verify ... at" pointers (skipped by design); ky:22's radiocayman.gov.ky
     owns only a date by nearest-link attribution (the 10 % is gov.ky's); sa:226 (najiz.sa, the
     Ministry of Justice portal, root next to SAR 200) is a government host the reference's
-    regex does not know."""
+    regex does not know, and so is ourcayman.ky (the Department of Tourism's portal, root next to
+    the 13 % tax and the CI$250 fee on ky:222, ky:259, ky:260)."""
     cfg = load_config(shared_corpus / "config")
     rows = lint_corpus(shared_corpus, cfg.hosts, Runtime(cfg, shared_corpus, shared_corpus).extract_options())
     assert sorted((r.scope, r.line_no, r.url) for r in rows) == [
         ("ky", 22, "https://www.gov.ky/"),
+        ("ky", 222, "https://www.ourcayman.ky/"),
+        ("ky", 259, "https://www.ourcayman.ky/"),
+        ("ky", 260, "https://www.ourcayman.ky/"),
         ("sa", 226, "https://www.najiz.sa/"),
         ("sa", 964, "https://greeninitiatives.gov.sa/"),
     ]

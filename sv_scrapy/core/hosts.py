@@ -130,10 +130,17 @@ DEFAULT_GOV_HOSTS: tuple[str, ...] = (
     "caymanlandinfo.ky",  # Lands & Survey land registry
     "judicial.ky",
     "cima.ky",  # Cayman Islands Monetary Authority (regulator)
+    "worc.ky",  # Workforce Opportunities & Residency Cayman (immigration department)
+    "rcips.ky",  # Royal Cayman Islands Police Service (official crime statistics)
+    "ourcayman.ky",  # Department of Tourism's business portal (licences, tourist tax)
+    # Hong Kong: statutory bodies outside gov.hk
+    "judiciary.hk",
+    "eaa.org.hk",  # Estate Agents Authority (statutory regulator, Cap. 511)
     # Korea: the government's policy-briefing portal
     "korea.kr",
     # Saudi Arabia: Ministry of Justice e-services
     "najiz.sa",
+    "sgs.org.sa",  # Saudi Geological Survey (a government agency)
 )
 
 

@@ -38,6 +38,18 @@ def test_url_digits_are_masked() -> None:
         ("rate 10% (verified primary at [gov.ky](https://www.gov.ky/))", [False]),
         ("VAT 10% ([DIR](https://a.gov.bs/v)); cross-rates — verify at [INEC](https://b.gob.ar/)", [False, True]),
         ("see [impots](https://www.impots.gouv.fr/x) for the 5.81 % rate", [False]),
+        # a verify label, a plain-text target with a link alternative, a roster a verify sentence announces
+        ("VAT 16%. **Verify:** [SAT](https://www.sat.gob.mx/)", [True]),
+        ("| IVA | 16% | Verify: [SAT](https://www.sat.gob.mx/) |", [True]),
+        ("rate 2% — confirm the current band at the tax office / [AEAT](https://sede.agenciatributaria.gob.es/)",
+         [True]),
+        ("Confirm the 1 Jan 2026 band at primary sources before any binding step. Authoritative primary sources: "
+         "**[gov](https://www.gov.ky/)**, **[CIMA](https://www.cima.ky/)** · [ESO](https://www.eso.ky/).",
+         [True, True, True]),
+        # not pointers: a roster no verify sentence announces, a target named in plain text, a label that is a source
+        ("VAT 10% since 2022. Primary sources: [DIR](https://a.gov.bs/v), [BIA](https://b.gov.bs/)", [False, False]),
+        ("in force 1 Jan 2026 — verify current amount at BOPA ([circular](https://www.govern.ad/c))", [False]),
+        ("rate 7% (Source: [RCIPS](https://www.rcips.ky/crime-statistics) — primary)", [False]),
     ],
 )
 def test_pointer_flags(line: str, flags: list[bool]) -> None:

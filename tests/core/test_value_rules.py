@@ -44,12 +44,75 @@ def salient(text: str) -> list[tuple[str, str]]:
         ("FY 2011-12 accounts", []),
         # month names of every CLDR locale, but no short word of one minor language
         ("del 29 desembre 2000", [("date", "2000-12-29")]),
-        ("Ley 5 de 2024 and sold out 2024", [("statute", "5")]),
+        ("Ley 5 de 2024 and sold out 2024", [("statute", "5 de 2024")]),
         ("depuis le 1 avr. 2025", [("date", "2025-04-01")]),
     ],
 )
 def test_value_rules(text: str, expected: list[tuple[str, str]]) -> None:
     assert salient(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "raw", "norm"),
+    [
+        # numbered instruments as the Commonwealth and civil-law corpora write them: the raw as
+        # written, the norm as a page is searched for it (a short number keeps its "No.")
+        ("under S.I. 2024 No. 57 the fee", "S.I. 2024 No. 57", "2024 No. 57"),
+        ("the Registered Land Act, No. 17 of 1975", "No. 17 of 1975", "17 of 1975"),
+        ("Stamp Duty (Rates of Duty)(No. 2) Regulations 2025", "No. 2", "No. 2"),
+        ("Act No. 10 of 2017", "Act No. 10 of 2017", "10 of 2017"),
+        ("Land Surveyors Act, Chap. 70:07", "Chap. 70:07", "70:07"),
+        ("see ss. 6–7 of the Ordinance", "ss. 6–7", "6–7"),
+        ("duty under s. 12 applies", "s. 12", "12"),
+        ("Article 2(1)(e) exempts", "Article 2(1)(e)", "2(1)(e)"),
+        ("Law No. 5 sets", "Law No. 5", "No. 5"),
+        ("Decree No. 123 sets", "Decree No. 123", "123"),
+        ("Arts 6–7 of the Code", "Arts 6–7", "6–7"),
+        ("Reg. 12 requires", "Reg. 12", "12"),
+        ("Reg 883/2004 coordinates", "Reg 883/2004", "883/2004"),
+        ("Llei 10/2012 governs", "Llei 10/2012", "10/2012"),
+        ("§§ 23 EStG", "§§ 23", "23"),
+        ("Lei n.º 56/2023 sets", "Lei n.º 56/2023", "56/2023"),
+        ("artículo 10 de la Ley", "artículo 10", "10"),
+        ("under Section 12 of the Act", "Section 12", "12"),
+        ("Cabinet Circular No. 5 sets", "No. 5", "No. 5"),
+    ],
+)
+def test_statute_ids(text: str, raw: str, norm: str) -> None:
+    (value,) = [v for v in extract_values(text) if v.salient]
+    assert (value.type, value.raw, value.norm) == ("statute", raw, norm)
+    assert raw in value.needles and norm in value.needles  # the claim's own spelling is a needle
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ranked No. 1 in Asia",  # an ordinal, no instrument
+        "arts 3 venues", "U.S. 5 states",  # prose, not "Arts"/"s."
+        "the Act (2019 Revision)", "Act 1993", "S.I. 2024",  # a year names it
+        "Admin levels: 1 SAR → 3 areas",  # one unit of a currency is an acronym here
+    ],
+)
+def test_not_statute_ids(text: str) -> None:
+    assert salient(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "norm"),
+    [
+        ("del 14-1-2026 (BOPA)", "2026-01-14"),  # day first, as most of the world writes it
+        ("on 04/13/2025", "2025-04-13"),  # month first only where day first cannot be a date
+        ("from 31.12.2024", "2024-12-31"),
+        ("Royal Decree M/9 of 26/03/1426 AH", "1426-03-26"),  # the Hijri date as written: the page finds it verbatim
+    ],
+)
+def test_numeric_dates(text: str, norm: str) -> None:
+    assert ("date", norm) in salient(text)
+
+
+@pytest.mark.parametrize("text", ["version 1.2.3", "v2.10.2024x", "ratio 1/2/3"])
+def test_not_numeric_dates(text: str) -> None:
+    assert salient(text) == []
 
 
 def test_pointer_detection_ignores_decimals() -> None:

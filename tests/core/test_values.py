@@ -49,7 +49,7 @@ def test_salient_values(text: str, expected: list[tuple[str, str]]) -> None:
     [
         "the 2022 census",  # a bare year
         "International Persons Landholding Act 1993",  # the year names the statute
-        "Stamp Duty (Rates of Duty)(No.2) Regulations 2025",  # an ordinal, and a name year
+        "ranked No. 1 in Asia",  # an ordinal outside an instrument's title
         "about 412,000 residents",  # a count, not money
     ],
 )

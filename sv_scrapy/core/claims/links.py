@@ -8,7 +8,12 @@ Three rules live here:
   link; such a link can only ever come back ``TOKENS_ABSENT``, so it is never a claim. The
   test reads only the clause just before the link (back to the previous clause boundary or
   link), so a real citation earlier on the line still counts. A link that directly
-  continues a pointer ("verify at [a](…) / [b](…)") is a pointer too.
+  continues a pointer ("verify at [a](…) / [b](…)", "confirm at the tax office / [a](…)") is a
+  pointer too, and so is a link after a verify label ("Verify: [a](…)") and every link of a
+  roster of sources that a verify sentence announces ("Confirm … at primary sources.
+  Authoritative primary sources: [a](…) · [b](…)"). A past-tense attestation ("verified at
+  [a](…)"), a verify clause after the link, and a target named in plain text before a
+  parenthesised link ("verify at BOPA ([circular](…))") are not pointers.
 * **Nearest-link attribution** — on a line with several citations each figure belongs to
   the nearest link (edge distance); ties go to the following link, because prose cites as
   "figure ([source](url))".
@@ -30,12 +35,19 @@ BARE_URL_RE = re.compile(r"https?://[^\s<>\"`)\]]+")
 
 # a clause boundary: sentence end, semicolon, colon, dash, bracket, pipe
 _BOUNDARY_RE = re.compile(r"[.!?](?=\s)|[;:(|\u2014\u2013]|\s-\s")
+_VERIFY = r"(?:(?:and|or|then|but|please|always|so)\s+)?(?:re-?)?(?:verify|confirm|check|cross-check|double-check|consult)\b"
 _POINTER_RE = re.compile(
-    r"^(?:(?:and|or|then|but|please|always|so)\s+)?(?:re-?)?(?:verify|confirm|check|cross-check|double-check|consult)\b"
-    r"(?:[^.;!?]|(?<=\d)\.(?=\d)){0,80}$",  # a decimal point ("1.5 %") ends no clause
+    rf"^{_VERIFY}(?:[^.;!?]|(?<=\d)\.(?=\d)){{0,160}}$",  # a decimal point ("1.5 %") ends no clause
     re.IGNORECASE,
 )
-_CONTINUATION_RE = re.compile(r"^(?:[/,+&]|and|or|\s)*$", re.IGNORECASE)
+_VERIFY_START_RE = re.compile(_VERIFY, re.IGNORECASE)
+_CONTINUATION_RE = re.compile(r"^(?:[/,+&\u00b7]|and|or|\s)*$", re.IGNORECASE)
+# a label before a colon: "Authoritative primary sources:" names a roster; the sentence before
+# it is what the roster is for
+_LABEL_RE = re.compile(r"(?:^|(?<=[.!?])\s)(?P<label>[^.!?:]{0,80}):\s*$")
+_SENTENCE_END_RE = re.compile(r"[.!?](?=\s)")
+_LABEL_CUT_RE = re.compile(r"[;(|\u2014\u2013]|\s-\s")
+_ROSTER_RE = re.compile(r"\bsources?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -92,12 +104,33 @@ def _clause_before(line: str, start: int, floor: int) -> str:
     return clause.replace("*", "").replace("_", "").strip()
 
 
+def _after_label(line: str, start: int, floor: int) -> bool:
+    """Is the link the first after a verify label ("Verify: [a]") or a roster label that a
+    verify sentence announces ("Confirm … at primary sources. Primary sources: [a]")?"""
+    head = line[floor:start].replace("*", "").replace("_", "")
+    label = _LABEL_RE.search(head)
+    if not label:
+        return False
+    text = _LABEL_CUT_RE.split(label.group("label"))[-1].strip()  # "| 10% | Verify:" -> "Verify"
+    if _POINTER_RE.match(text):
+        return True
+    if not _ROSTER_RE.search(text):
+        return False
+    before = head[: label.start("label")].rstrip()
+    ends = [m.end() for m in _SENTENCE_END_RE.finditer(before[:-1])]
+    sentence = before[ends[-1] :].strip() if ends else before.strip()
+    return bool(_VERIFY_START_RE.match(sentence))
+
+
 def pointer_flags(line: str, links: Sequence[Link]) -> list[bool]:
     """For each link: is it a "verify at <authority>" pointer rather than a citation?
 
     >>> line = "rate 10% ([DIR](https://a.gov.bs/x)); figures as researched — verify at [INEC](https://b.gob.ar/)"
     >>> pointer_flags(line, find_links(line))
     [False, True]
+    >>> line = "Confirm the 10% band at primary sources. Primary sources: [a](https://a.gov.ky/) · [b](https://b.gov.ky/)"
+    >>> pointer_flags(line, find_links(line))
+    [True, True]
     """
     flags: list[bool] = []
     prev_end = 0
@@ -106,7 +139,8 @@ def pointer_flags(line: str, links: Sequence[Link]) -> list[bool]:
         if i and _CONTINUATION_RE.match(between):
             flags.append(flags[-1])
         else:
-            flags.append(bool(_POINTER_RE.match(_clause_before(line, link.start, prev_end))))
+            clause = _clause_before(line, link.start, prev_end)
+            flags.append(bool(_POINTER_RE.match(clause)) or (not clause and _after_label(line, link.start, prev_end)))
         prev_end = link.end
     return flags
 

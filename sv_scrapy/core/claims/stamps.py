@@ -9,7 +9,9 @@ Forms seen in the corpus:
 
 A stamp date is metadata about the tracker, never a figure the cited page must contain, so
 :func:`mask_stamp_dates` blanks it (and "as of / as researched / checked <date>") before
-values are extracted. Masking keeps every character offset, for link attribution.
+values are extracted. So is a provenance date: when a named source was consulted
+("cross-checked Cayman Compass 18 Dec 2025", "accessed 3 March 2026"). Masking keeps every
+character offset, for link attribution.
 """
 
 from __future__ import annotations
@@ -20,13 +22,24 @@ from dataclasses import dataclass
 _DATE = r"\d{4}-\d{2}-\d{2}"
 _KIND = r"re-verified|verified|stale-marker|stale|updated"
 DATE_FIRST_RE = re.compile(rf"\((?P<date>{_DATE})\s+(?P<kind>{_KIND})\b", re.IGNORECASE)
-KEYWORD_FIRST_RE = re.compile(rf"\b(?P<kind>re-verified|verified)\s+(?P<date>{_DATE})\b", re.IGNORECASE)
+KEYWORD_FIRST_RE = re.compile(rf"(?=[rv])\b(?P<kind>re-verified|verified)\s+(?P<date>{_DATE})\b", re.IGNORECASE)
 FILE_STAMP_RE = re.compile(
     rf"^\s*(?:[-*>]\s*)?\**Last[ -]verified\**\s*:?\s*\**\s*(?P<date>{_DATE})", re.IGNORECASE
 )
-# dates the tracker writes about itself; masked, but not stamps of a claim
+# dates the tracker writes about itself; masked, but not stamps of a claim. The lookaheads hold
+# the first letters of the keywords: one character test at each position, not the alternation
 _SELF_DATE_RE = re.compile(
-    r"\b(?:as of|as researched|researched|checked|re-checked|updated|verified|re-verified)\s+(?P<date>\d{4}-\d{2}(?:-\d{2})?)\b",
+    r"(?=[acruv])\b(?:as of|as researched|researched|checked|re-checked|updated|verified|re-verified)"
+    r"\s+(?P<date>\d{4}-\d{2}(?:-\d{2})?)\b",
+    re.IGNORECASE,
+)
+
+# when a source was consulted, with the source's name (up to four capitalised words) between — "checked
+# against the 1 Jan 2026 schedule" dates the schedule, not the checking: in any of the
+# forms a writer dates things ("18 Dec 2025", "Dec 18, 2025", "May 2025", "2025-12-18")
+_PROVENANCE_RE = re.compile(
+    r"(?=[acr])\b(?:cross-checked|checked|accessed|retrieved|researched|consulted)(?:\s(?-i:[A-Z])[^\s\d.;,()]*){0,4}\s"
+    r"(?P<date>\d{1,2}\s[^\W\d_]{3,9}\.?,?\s\d{4}|[^\W\d_]{3,9}\.?\s(?:\d{1,2},?\s)?\d{4}|\d{4}-\d{2}(?:-\d{2})?)(?!\d)",
     re.IGNORECASE,
 )
 
@@ -86,10 +99,14 @@ def mask_stamp_dates(line: str) -> str:
 
     >>> mask_stamp_dates("10% (2026-05-27 verified) as researched 2026-05-28")
     '10% (           verified) as researched           '
+    >>> mask_stamp_dates("rose 7% (cross-checked Cayman Compass 19 May 2025)")
+    'rose 7% (cross-checked Cayman Compass            )'
+    >>> mask_stamp_dates("checked against the 1 Jan 2026 schedule")
+    'checked against the 1 Jan 2026 schedule'
     """
     spans = [
         m.span("date")
-        for rx in (DATE_FIRST_RE, KEYWORD_FIRST_RE, FILE_STAMP_RE, _SELF_DATE_RE)
+        for rx in (DATE_FIRST_RE, KEYWORD_FIRST_RE, FILE_STAMP_RE, _SELF_DATE_RE, _PROVENANCE_RE)
         for m in rx.finditer(line)
     ]
     if not spans:

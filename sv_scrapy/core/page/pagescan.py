@@ -18,8 +18,11 @@ otherwise tries every form CLDR knows. Claims and pages meet on canonical forms
 * dates: numeric (Y-M-D; dotted ones are always day-first; slashed or dashed ones are
   day-first unless the page's country writes month-first, or the day-first reading is
   impossible), written with any CLDR month name in day-month-year, month-day-year,
-  year-month-day (hu, lt) and year-day-month (lv) orders, CJK 年月日 / 년월일, and month-year;
-* statute ids: the id itself on word boundaries, any hyphen variant.
+  year-month-day (hu, lt) and year-day-month (lv) orders, CJK 年月日 / 년월일, month-year, and
+  the ISO year-month ("2023-12"; "2011-12" is the fiscal year, as on the claim side);
+* statute ids: the id itself on word boundaries, any hyphen variant;
+* as written: ``find_written`` looks for the claim's own spelling of a figure verbatim (spaces
+  may vary), so a figure that stands on the page as the claim writes it is never missed.
 """
 
 from __future__ import annotations
@@ -66,6 +69,8 @@ _MY_BACK_RE = re.compile(rf"(?<!{_L}){_MON}\s(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?
 _YEAR = r"(?P<y>[0-9](?<![0-9.][0-9])\d{3})"
 _YMD_RE = re.compile(rf"{_YEAR}(?:{_L}{{1,3}})?\.?\s(?:{_L}{{1,5}}\.?\s)?{_MON}\s(?P<d>\d{{1,2}})(?!\d)")
 _YDM_RE = re.compile(rf"{_YEAR}\.?\s(?:{_L}{{1,5}}\.?\s)?(?P<d>\d{{1,2}})\.?\s{_MON}")
+_YEAR_MONTH_RE = re.compile(r"[12](?<![\w.,/-][12])\d{3}-(0[1-9]|1[0-2])(?![\w-])")
+_SPACE_RUN_RE = re.compile(r"\s+")
 _CJK_RE = re.compile(r"(?P<y>[0-9]\d{3})\s?[年년]\s?(?P<m>\d{1,2})\s?[月월](?:\s?(?P<d>\d{1,2})\s?[日일])?")
 
 
@@ -200,6 +205,10 @@ class PageIndex:
                 day = back.group("d")
                 self._add_date(int(y.group(0)), self._month(back.group("mon")), int(day) if day else None,
                                back.start(), y.end())
+        for m in _YEAR_MONTH_RE.finditer(text):
+            year, month = int(m.group(0)[:4]), int(m.group(1))
+            if month != (year + 1) % 100:  # "2011-12": the fiscal year, not December 2011
+                self._add_date(year, month, None, m.start(), m.end())
         for m in _CJK_RE.finditer(text):
             day = m.group("d")
             self._add_date(int(m.group("y")), int(m.group("m")), int(day) if day else None, m.start(), m.end())
@@ -209,6 +218,19 @@ class PageIndex:
 
     def find_date(self, norm: str) -> list[Hit]:
         return self.dates.get(norm, [])
+
+    def find_written(self, written: str) -> list[Hit]:
+        """The claim's own spelling of a figure, verbatim but for runs of spaces, never inside a
+        longer word or number ("5%" is not in "15%", "2023-12" not in "2023-12-05")."""
+        spelling = normalize(written.strip()).text
+        if not spelling:
+            return []
+        pattern = r"\s+".join(re.escape(part) for part in _SPACE_RUN_RE.split(spelling))
+        if spelling[0].isalnum():
+            pattern = r"(?<![\w.,])" + pattern
+        if spelling[-1].isalnum():
+            pattern += r"(?![\w-]|[.,]\d)"
+        return [self._hit(m.start(), m.end()) for m in re.finditer(pattern, self._norm.text)]
 
     def find_statute(self, ident: str) -> list[Hit]:
         """The id on word boundaries; hyphens, slashes and spaces may vary."""

@@ -59,7 +59,19 @@ def _digits(norm: str) -> int:
 
 
 def find_value(index: PageIndex, value: Mapping[str, Any]) -> tuple[list[Hit], bool]:
-    """(hits, strong) for one claim value on one page."""
+    """(hits, strong) for one claim value on one page: by its canonical form, else as the claim
+    wrote it — the claim's own spelling standing on the page is a match in any page language."""
+    hits, strong = _find_canonical(index, value)
+    if strong:
+        return hits, strong
+    raw = str(value.get("raw") or "")
+    written = index.find_written(raw) if raw else []
+    if written:  # as specific as the canonical rule says: a unit beside it, a date, a 3-character id
+        return written, value.get("type") in ("pct", "money", "date") or len(str(value.get("norm", ""))) >= 3
+    return hits, strong
+
+
+def _find_canonical(index: PageIndex, value: Mapping[str, Any]) -> tuple[list[Hit], bool]:
     vtype, norm = value.get("type"), str(value.get("norm", ""))
     if vtype in ("pct", "money"):
         number = norm.split(" ", 1)[0]
