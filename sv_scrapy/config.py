@@ -17,10 +17,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from sv_scrapy import registry
 from sv_scrapy.core.audit.archive.politeness import with_archive_default
 from sv_scrapy.core.audit.archive.thennow import ArchiveSettings
+from sv_scrapy.core.audit.discover.rank import same_site
+from sv_scrapy.core.audit.discover.settings import QUERY, DiscoverSettings
 from sv_scrapy.core.errors import ConfigError
 from sv_scrapy.core.hosts import HostRules
 from sv_scrapy.core.page.ocr import LANGUAGE_CODE
@@ -127,6 +130,7 @@ class Config:
     report: Report = Report()
     linked: Linked = Linked()
     archive: ArchiveSettings = ArchiveSettings()
+    discover: DiscoverSettings = DiscoverSettings()
 
     @property
     def warnings(self) -> list[str]:
@@ -219,6 +223,21 @@ def _archive(raw: dict[str, Any]) -> ArchiveSettings:
                            int(raw.get("max_lookups", _default("archive.max_lookups"))))
 
 
+def _discover(raw: dict[str, Any], origin: Path) -> DiscoverSettings:
+    """``discover`` (its keys checked by the registry's spec); a search template is an http(s) URL on
+    its host's site with ``{q}`` where the query goes."""
+    search = {str(h).lower(): str(t) for h, t in (raw.get("search") or {}).items() if not str(h).startswith("_")}
+    for host, template in search.items():
+        parts = urlsplit(template.replace(QUERY, "q"))
+        if parts.scheme not in ("http", "https") or QUERY not in template or not same_site(template.replace(QUERY, "q"), host):
+            raise ConfigError(f"{origin}: discover.search.{host}: must be an http(s) URL on {host}'s site with {QUERY} "
+                              f"where the query goes, got {template!r}")
+    return DiscoverSettings(bool(raw.get("enabled", _default("discover.enabled"))),
+                            int(raw.get("max_candidates", _default("discover.max_candidates"))),
+                            int(raw.get("max_requests_per_host", _default("discover.max_requests_per_host"))),
+                            search)
+
+
 def load_config(config_dir: str | Path) -> Config:
     """Read, validate and type the config folder; raise ``ConfigError`` with one line."""
     cdir = Path(config_dir)
@@ -279,4 +298,5 @@ def load_config(config_dir: str | Path) -> Config:
         linked=Linked(bool(sv.get("linked", {}).get("enabled", Linked.enabled)),
                       int(sv.get("linked", {}).get("max_per_page", Linked.max_per_page))),
         archive=_archive(sv.get("archive", {})),
+        discover=_discover(sv.get("discover", {}), sv_path),
     )

@@ -16,6 +16,7 @@ from typing import Any
 
 from sv_scrapy.core import environment
 from sv_scrapy.core.audit.archive.thennow import DEFAULT_MAX_LOOKUPS
+from sv_scrapy.core.audit.discover.settings import DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_REQUESTS_PER_HOST
 from sv_scrapy.core.hosts import DEFAULT_GOV_HOSTS, DEFAULT_GOV_NAMESPACES
 from sv_scrapy.core.page.ocr import DEFAULT_LANGUAGES
 from sv_scrapy.core.schema import INT, NUM, POS_INT, Bool, ListOf, MapOf, Num, Obj, Spec, Str
@@ -230,6 +231,13 @@ ENTRIES: tuple[Entry, ...] = (
     _sv("report.verify_reports", Str(), "", "Where `scrapy verify` reports are read from (default: beside the output)."),
     _sv("archive.enabled", Bool(), True, "Then and now: look up a flagged claim's page in the Wayback Machine."),
     _sv("archive.max_lookups", INT, DEFAULT_MAX_LOOKUPS, "Archive lookups a run makes at most."),
+    _sv("discover.enabled", Bool(), True,
+        "Where the figure went: search the cited site (links, sitemaps, its search) for a page stating it."),
+    _sv("discover.max_candidates", POS_INT, DEFAULT_MAX_CANDIDATES, "Candidate pages read for one claim, at most."),
+    _sv("discover.max_requests_per_host", POS_INT, DEFAULT_MAX_REQUESTS_PER_HOST,
+        "Discovery's requests to one host in a run (sitemaps, search, candidates), at most."),
+    _sv("discover.search", MapOf(Str()), {},
+        "A site's own search: {\"<host>\": \"https://<host>/...{q}...\"} (the same registrable domain)."),
     _sv("linked.enabled", Bool(), True, "Read documents one click from a TOKENS_ABSENT page for the figure."),
     _sv("linked.max_per_page", INT, 2, "Linked documents read per page."),
     _sv("llm.model", Str(), "claude-haiku-5-5", "The model `scrapy verify` asks (Haiku-class by default, never Opus)."),

@@ -49,6 +49,9 @@ class ClaimRecord(TypedDict, total=False):
     context_match: bool | None  # the figure stands where the page states the claim's subject (None: no judgement)
     figure_link: str | None  # the page's URL landing on the figure (core.page.textfragment)
     found_linked: dict[str, str] | None  # one hop: {url, excerpt}
+    # where the figure went (core.audit.discover): {url, excerpt, link, found_via, lastmod, context_match}
+    proposed_source: dict[str, Any] | None  # the site's page stating the figure in context; a suggestion, never an edit
+    proposed_note: str  # what was searched when nothing was found ("" when a page was proposed or none searched)
     charset: str | None  # the encoding the page was decoded with
     charset_source: str | None  # where the encoding came from: header, BOM, meta, guess
     frames: list[str]  # the frames whose text joined the page's

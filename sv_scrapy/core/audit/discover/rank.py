@@ -1,0 +1,156 @@
+"""Which claims want a search for their figure, and which candidate pages are read first.
+
+A claim wants one when its cited page does not state its figure: ``TOKENS_ABSENT``, a citation of a
+site's root (or a redirect to it) that does not state it, a page failing towards ``DEAD`` (from its
+first failure: a 404/410, a server error, no answer). A page that states its figure costs nothing.
+
+A candidate is ranked by the words it shares — in its URL's path and its link text — with the claim's
+subject words (``core.page.context.claim_words``) and, for a site that writes another language than
+the playbook, with the site's own words around the figure: the archived then-capture's excerpts, the
+cited page's title and headings. The claim's year counts twice. Ties go to the newest (a sitemap's
+``<lastmod>``). A candidate must share ``MIN_SHARED`` words (a search answer or a link of the cited
+page: one), so a site with nothing to find costs its sitemap and no page reads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from sv_scrapy.core.claims.record import ClaimRecord
+from sv_scrapy.core.hosts import registrable_domain
+from sv_scrapy.core.page.context import claim_words
+from sv_scrapy.core.page.fetchstatus import DEAD, OK, UNAVAILABLE
+from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, TOKENS_PRESENT
+from sv_scrapy.core.page.subject import STOPWORDS, _stem
+
+LINK, SITEMAP, SEARCH = "link", "sitemap", "search"  # found_via, in the order they are asked
+MIN_SHARED = 2  # words a sitemap's URL must share with the claim to be read
+_FAILING_STATUSES = frozenset({404, 410, 0}) | frozenset(range(500, 600))
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d|21\d\d)(?!\d)")
+_SITE_WORDS = 16  # the site's own words kept, at most
+_SITE_WORD_LETTERS = 4  # a word of another language this short is likelier a function word ("les", "und")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A page that may state the claim's figure, and how it was found."""
+
+    url: str
+    found_via: str  # link | sitemap | search
+    text: str = ""  # the link's text ("" for a sitemap's URL)
+    lastmod: str = ""  # the sitemap's <lastmod> (ISO 8601), "" when not given
+
+
+def is_root(url: str) -> bool:
+    """A site's root (``https://host/``): a citation that can never state a figure as cited.
+
+    >>> is_root("https://www.impots.gouv.fr/"), is_root("https://www.impots.gouv.fr/ifi")
+    (True, False)
+    """
+    parts = urlsplit(url)
+    return bool(parts.hostname) and parts.path in ("", "/") and not parts.query
+
+
+def wants_discovery(record: Mapping[str, Any]) -> bool:
+    """Does the claim's cited page fail to state its figure (so another page of the site may)?"""
+    status, prior = record.get("fetch_status"), record.get("prior")
+    if status == DEAD:
+        return True
+    if status == UNAVAILABLE:
+        return int(record.get("http_status") or 0) in _FAILING_STATUSES and "robots" not in str(record.get("note", ""))
+    if status != OK:
+        return False  # excluded, robots-refused, binary: not the page's failure
+    if prior == TOKENS_ABSENT:
+        return True
+    rooted = is_root(str(record.get("source_url", ""))) or is_root(str(record.get("final_url") or ""))
+    return rooted and prior != TOKENS_PRESENT
+
+
+def site_words(then: Mapping[str, Any] | None, title: str = "", headings: Iterable[str] = ()) -> tuple[str, ...]:
+    """The site's own words around the figure: the then-capture's excerpts first, then the cited page's
+    title and headings (lower case, no figures, no short function words).
+
+    >>> site_words({"excerpts": ["le patrimoine immobilier net taxable dépasse 1 300 000 €"]}, "IFI (page)")
+    ('patrimoine', 'immobilier', 'taxable', 'dépasse', 'page')
+    """
+    texts = [str(e) for e in (then or {}).get("excerpts") or []] + [title, *headings]
+    out: list[str] = []
+    for text in texts:
+        for word in _WORD.findall(text):
+            low = word.lower()
+            if len(low) >= _SITE_WORD_LETTERS and low not in STOPWORDS and low not in out:
+                out.append(low)
+    return tuple(out[:_SITE_WORDS])
+
+
+def terms(claim: Mapping[str, Any], own_words: Sequence[str] = ()) -> frozenset[str]:
+    """The stems a candidate is ranked by: the claim's subject words and the site's own words."""
+    words = [*claim_words(claim), *own_words]
+    return frozenset(_stem(w.lower()) for w in words if w)
+
+
+def _said(candidate: Candidate) -> str:
+    path = unquote(urlsplit(candidate.url).path)
+    return f"{candidate.text} {re.sub(r'[-_/.+]', ' ', path)}"
+
+
+def score(candidate: Candidate, stems: frozenset[str], years: frozenset[str]) -> int:
+    """Words shared with the claim (and the site's words), a year of the claim's counting twice."""
+    said = _said(candidate)
+    shared = {_stem(w.lower()) for w in _WORD.findall(said)} & stems
+    return len(shared) + 2 * len(set(_YEAR.findall(said)) & years)
+
+
+def same_site(url: str, cited_host: str) -> bool:
+    """On the cited host's registrable domain (the Public Suffix List, ``core.hosts``)."""
+    host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    cited = cited_host.lower().rstrip(".")
+    if not host or urlsplit(url).scheme not in ("http", "https"):
+        return False
+    if host == cited:
+        return True
+    site = registrable_domain(cited)
+    return bool(site) and registrable_domain(host) == site
+
+
+def ranked(candidates: Iterable[Candidate], claim: ClaimRecord, own_words: Sequence[str], cited_host: str,
+           limit: int, skip: Iterable[str] = ()) -> list[Candidate]:
+    """At most ``limit`` candidates worth reading for ``claim``: same site, not ``skip``ped (the cited
+    page, pages read already), sharing enough words; most words first, then the newest."""
+    stems = terms(claim, own_words)
+    years = frozenset(_YEAR.findall(str(claim.get("claim_text", ""))))
+    skipped = {u.rstrip("/") for u in skip}
+    scored: list[tuple[int, str, int, Candidate]] = []
+    seen: set[str] = set()
+    for n, candidate in enumerate(candidates):
+        key = candidate.url.rstrip("/")
+        if key in seen or key in skipped or not same_site(candidate.url, cited_host):
+            continue
+        seen.add(key)
+        points = score(candidate, stems, years)
+        if points >= (MIN_SHARED if candidate.found_via == SITEMAP else 1):
+            scored.append((-points, _newest_first(candidate.lastmod), n, candidate))
+    scored.sort(key=lambda s: s[:3])
+    return [c for *_, c in scored[:limit]]
+
+
+def _newest_first(lastmod: str) -> str:
+    """A sort key putting the newest ``<lastmod>`` first (no date: last)."""
+    digits = re.sub(r"\D", "", lastmod)[:14].ljust(14, "0")
+    return "".join(chr(ord("9") - ord(d) + ord("0")) for d in digits) if lastmod else "~"
+
+
+def search_query(claim: Mapping[str, Any], own_words: Sequence[str], limit: int = 4) -> str:
+    """What the site's own search is asked: the site's words when it writes another language, else the
+    claim's subject words (a few; a search box ANDs them).
+
+    >>> search_query({"claim_text": "Property wealth tax (IFI): above €1,300,000", "values": [{"raw": "€1,300,000"}]}, [])
+    'property wealth tax ifi'
+    """
+    words = list(own_words) or list(claim_words(claim))
+    return " ".join(words[:limit])
