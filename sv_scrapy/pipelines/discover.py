@@ -23,7 +23,7 @@ from urllib.parse import quote_plus, urlsplit
 from itemadapter import ItemAdapter
 
 from sv_scrapy.core.audit.discover.accept import Page, Proposal, judge
-from sv_scrapy.core.audit.discover.memory import DiscoverMemory, Kept, searched_line
+from sv_scrapy.core.audit.discover.memory import DiscoverMemory, Kept, KeptProposal, searched_line
 from sv_scrapy.core.audit.discover.rank import (
     LINK,
     SEARCH,
@@ -35,6 +35,7 @@ from sv_scrapy.core.audit.discover.rank import (
     wants_discovery,
 )
 from sv_scrapy.core.audit.discover.settings import QUERY
+from sv_scrapy.core.digest import sha256_hex
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.outlinks import page_links
 from sv_scrapy.core.page.text import decode_body, html_title
@@ -101,24 +102,46 @@ class DiscoverPipeline:
         page_hash = str(record.get("content_hash") or "")
         kept = memory.proposal(record, page_hash, now) if memory is not None else None
         if kept is not None:
-            record["proposed_source"], record["proposed_note"] = kept
+            kept = await self._still_stated(page, record, kept)
+        if kept is not None:
             self._count("kept")
-            return
-        self._count("claims")
-        proposal, searched = await self._search(page, record)
-        record["proposed_source"] = proposal.as_dict() if proposal is not None else None
-        record["proposed_note"] = "" if proposal is not None else searched
-        if proposal is not None:
-            self._count("proposals")
-            self._count(f"proposals/{proposal.found_via}")
-        if memory is not None:
-            try:
-                memory.save_proposal(record, page_hash, record["proposed_source"], record["proposed_note"], now)
-            except OutputError as exc:
-                stop_for_output(self.crawler, exc)
+        else:
+            self._count("claims")
+            kept = await self._search(page, record)
+            if kept.proposal is not None:
+                self._count("proposals")
+                self._count(f"proposals/{kept.proposal['found_via']}")
+            if memory is not None:
+                self._save(lambda: memory.save_proposal(record, page_hash, kept, now))
+        record["proposed_source"], record["proposed_note"] = kept.proposal, kept.searched
+        record["proposed_hash"] = kept.text_hash if kept.proposal is not None else None
 
-    async def _search(self, page: ItemAdapter, record: ClaimRecord) -> tuple[Proposal | None, str]:
-        """The first candidate that states the figure in context, and what was searched."""
+    async def _still_stated(self, page: ItemAdapter, record: ClaimRecord, kept: KeptProposal) -> KeptProposal | None:
+        """A kept proposal whose page still states the figure: asked conditionally (a 304 keeps it, a
+        changed page is judged again); None: search again."""
+        found = kept.proposal
+        if found is None or not kept.conditional():
+            return kept
+        url = str(found.get("url") or "")
+        if not self._may_send(url):
+            return kept
+        status, body, headers = await self._get(url, kept.conditional())
+        if status == 304:
+            self._count("proposals_not_modified")
+            return kept
+        if status != 200 or not body:
+            return None
+        read = await self._reading(url, body, headers)
+        proposal = judge(record, read, self.rules.prefilter, str(found.get("found_via")), str(found.get("lastmod") or ""),
+                         self._site_words(page, record))
+        return self._kept(proposal, read) if proposal is not None else None
+
+    @staticmethod
+    def _kept(proposal: Proposal, read: Page) -> KeptProposal:
+        return KeptProposal(proposal.as_dict(), "", read.etag, read.last_modified, sha256_hex(read.text))
+
+    async def _search(self, page: ItemAdapter, record: ClaimRecord) -> KeptProposal:
+        """The first candidate that states the figure in context, or what was searched."""
         fetched = page["fetched"]
         final = fetched.final_url or page["url"]
         host = urlsplit(final).hostname or urlsplit(page["url"]).hostname or ""
@@ -144,10 +167,10 @@ class DiscoverPipeline:
                     continue
                 proposal = judge(record, read, self.rules.prefilter, candidate.found_via, candidate.lastmod, own)
                 if proposal is not None:
-                    return proposal, ""
+                    return self._kept(proposal, read)
                 if budget <= 0:
                     break
-        return None, searched_line(searched)
+        return KeptProposal(None, searched_line(searched))
 
     def _site_words(self, page: ItemAdapter, record: ClaimRecord) -> tuple[str, ...]:
         archive = self.crawler.get_item_pipeline(ArchivePipeline)
@@ -222,13 +245,16 @@ class DiscoverPipeline:
         status, body, headers = await self._get(url)
         if status != 200 or not body:
             return None
-        content_type = headers.get("content-type", "")
-        reading = await journey_of(self.crawler).read(body, content_type, urls=(url,))
+        return await self._reading(url, body, headers)
+
+    async def _reading(self, url: str, body: bytes, headers: dict[str, str]) -> Page:
+        """A candidate's body read by the one reader."""
+        reading = await journey_of(self.crawler).read(body, headers.get("content-type", ""), urls=(url,))
         title = ""
         if reading.kind == "html" and b"<title" in body[:20000].lower():
             title = html_title(body[:20000].decode("utf-8", "replace"))
         return Page(url, reading.text, reading.lang, title, reading.shapes, reading.kind == "pdf",
-                    headers.get("last-modified", ""))
+                    headers.get("last-modified", ""), headers.get("etag", ""))
 
     async def _sitemap_urls(self, scheme: str, host: str) -> list[Candidate]:
         """Every URL the host's sitemaps list (indexes and gzip followed), read once a run."""

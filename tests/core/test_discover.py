@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from sv_scrapy.core.audit.discover.accept import Page, judge
-from sv_scrapy.core.audit.discover.memory import DiscoverMemory, Kept, searched_line
+from sv_scrapy.core.audit.discover.memory import DiscoverMemory, Kept, KeptProposal, searched_line
 from sv_scrapy.core.audit.discover.rank import (
     LINK,
     SEARCH,
@@ -161,13 +161,16 @@ def test_the_store_keeps_answers_proposals_and_failures(tmp_path: Path) -> None:
     assert memory.answer("search", kept.url) is None
 
     c = claim("Stamp duty surcharge: 2 %")
-    memory.save_proposal(c, "hash1", {"url": "https://x.gov/a"}, "", "2026-11-01T00:00:00Z")
-    assert memory.proposal(c, "hash1", "2026-12-01") == ({"url": "https://x.gov/a"}, "")
+    found = KeptProposal({"url": "https://x.gov/a"}, "", '"p1"', "", "texthash")
+    memory.save_proposal(c, "hash1", found, "2026-11-01T00:00:00Z")
+    assert memory.proposal(c, "hash1", "2026-12-01") == found
+    assert found.conditional() == {"If-None-Match": '"p1"'}
     assert memory.proposal(c, "hash2", "2026-12-01") is None  # the cited page changed
     assert memory.proposal(claim("Stamp duty surcharge: 3 %"), "hash1", "2026-12-01") is None  # the claim changed
 
-    memory.save_proposal(c, "hash1", None, "searched the sitemap (3 pages): not found", "2026-11-01T00:00:00Z")
-    assert memory.proposal(c, "hash1", "2026-11-15") == (None, "searched the sitemap (3 pages): not found")
+    none = KeptProposal(None, "searched the sitemap (3 pages): not found")
+    memory.save_proposal(c, "hash1", none, "2026-11-01T00:00:00Z")
+    assert memory.proposal(c, "hash1", "2026-11-15") == none
     assert memory.proposal(c, "hash1", "2026-12-01") is None  # due again on the archive's schedule
 
     memory.save_failure("https://x.gov/search?q=a", "HTTP 503", "2026-11-01T00:00:00Z")

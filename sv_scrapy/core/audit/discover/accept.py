@@ -59,6 +59,7 @@ class Page:
     shapes: tuple[LineShape, ...] = ()
     pdf: bool = False
     last_modified: str = ""  # its Last-Modified header, when the sitemap gave no <lastmod>
+    etag: str = ""  # its ETag (the store asks it conditionally next month)
 
 
 def _site_words_at(page: PageShape, hit: Hit, stems: frozenset[str]) -> int:

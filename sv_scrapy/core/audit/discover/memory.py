@@ -45,6 +45,16 @@ def retry_from(at: str) -> str:
     return (date.fromisoformat(at[:10]) + timedelta(days=RETRY_FAILED_AFTER_DAYS)).isoformat()
 
 
+def conditional_headers(etag: str, last_modified: str) -> dict[str, str]:
+    """The headers asking for a page only if it changed since these validators.
+
+    >>> conditional_headers('"v1"', "")
+    {'If-None-Match': '"v1"'}
+    """
+    headers = {"If-None-Match": etag, "If-Modified-Since": last_modified}
+    return {name: value for name, value in headers.items() if value}
+
+
 @dataclass(frozen=True)
 class Kept:
     """A kept answer (a sitemap or a search page): its validators and what was read out of it."""
@@ -56,8 +66,7 @@ class Kept:
     index: bool = False  # a sitemap index (its rows are child sitemaps)
 
     def conditional(self) -> dict[str, str]:
-        headers = {"If-None-Match": self.etag, "If-Modified-Since": self.last_modified}
-        return {name: value for name, value in headers.items() if value}
+        return conditional_headers(self.etag, self.last_modified)
 
 
 class DiscoverMemory:
@@ -98,9 +107,9 @@ class DiscoverMemory:
         self._write("failed", _key(url), {"url": url, "reason": reason, "asked_at": at, "retry_from": retry_from(at)})
 
     # -- proposals -----------------------------------------------------------------------------
-    def proposal(self, claim: Mapping[str, Any], page_hash: str, today: str) -> tuple[dict[str, Any] | None, str] | None:
-        """(the kept proposal or None, what was searched) while the claim and its page are unchanged —
-        a "none found" only until it is due again; None: search."""
+    def proposal(self, claim: Mapping[str, Any], page_hash: str, today: str) -> KeptProposal | None:
+        """The kept proposal (or "none found") while the claim and its cited page are unchanged — a
+        "none found" only until it is due again; None: search."""
         data = self._read("proposal", _key(str(claim.get("id"))))
         if data is None or data.get("claim") != claim_fingerprint(claim) or data.get("page") != page_hash:
             return None
@@ -109,13 +118,29 @@ class DiscoverMemory:
             if str(data.get("retry_from") or "") <= today[:10]:
                 return None
             found = None
-        return found, str(data.get("searched") or "")
+        return KeptProposal(found, str(data.get("searched") or ""), str(data.get("etag") or ""),
+                            str(data.get("last_modified") or ""), str(data.get("text_hash") or ""))
 
-    def save_proposal(self, claim: Mapping[str, Any], page_hash: str, proposal: dict[str, Any] | None,
-                      searched: str, at: str) -> None:
+    def save_proposal(self, claim: Mapping[str, Any], page_hash: str, kept: KeptProposal, at: str) -> None:
         self._write("proposal", _key(str(claim.get("id"))), {
-            "id": claim.get("id"), "claim": claim_fingerprint(claim), "page": page_hash, "proposal": proposal,
-            "searched": searched, "made_at": at, "retry_from": retry_from(at) if proposal is None else ""})
+            "id": claim.get("id"), "claim": claim_fingerprint(claim), "page": page_hash, "proposal": kept.proposal,
+            "searched": kept.searched, "etag": kept.etag, "last_modified": kept.last_modified,
+            "text_hash": kept.text_hash, "made_at": at, "retry_from": retry_from(at) if kept.proposal is None else ""})
+
+
+@dataclass(frozen=True)
+class KeptProposal:
+    """A claim's proposal as the store keeps it, with the proposed page's validators and text hash (a
+    month later the page is asked conditionally: a 304 keeps the proposal, a changed page is judged again)."""
+
+    proposal: dict[str, Any] | None
+    searched: str = ""  # what was searched, when nothing was found
+    etag: str = ""
+    last_modified: str = ""
+    text_hash: str = ""  # the proposed page's text hash (a figure_elsewhere review --at it expires when it changes)
+
+    def conditional(self) -> dict[str, str]:
+        return conditional_headers(self.etag, self.last_modified)
 
 
 def searched_line(sources: Sequence[tuple[str, int]]) -> str:
