@@ -136,8 +136,12 @@ class DiscoverPipeline:
                          self._site_words(page, record))
         return self._kept(proposal, read) if proposal is not None else None
 
-    @staticmethod
-    def _kept(proposal: Proposal, read: Page) -> KeptProposal:
+    def _kept(self, proposal: Proposal, read: Page) -> KeptProposal:
+        """The proposal to keep; its page's text kept in the store beside frames and linked documents,
+        where ``scrapy verify`` reads it to judge the proposed page too."""
+        run = find_run(self.crawler)
+        if run is not None and run.store is not None:
+            self._save(lambda: run.store.save_extra(read.url, read.etag, read.last_modified, read.text))
         return KeptProposal(proposal.as_dict(), "", read.etag, read.last_modified, sha256_hex(read.text))
 
     async def _search(self, page: ItemAdapter, record: ClaimRecord) -> KeptProposal:
