@@ -29,9 +29,13 @@ from sv_scrapy.core.audit.discover.rank import (
     SEARCH,
     SITEMAP,
     Candidate,
+    SiteIndex,
+    claim_years,
     ranked,
+    same_site,
     search_query,
     site_words,
+    terms,
     wants_discovery,
 )
 from sv_scrapy.core.audit.discover.settings import QUERY
@@ -67,7 +71,7 @@ class DiscoverPipeline:
         self.settings = config.discover
         self.rules = page_rules(config)
         self.sent: Counter[str] = Counter()  # host -> discovery requests sent this run
-        self._sitemaps: dict[str, asyncio.Future[list[Candidate]]] = {}  # host -> its sitemaps' URLs
+        self._sitemaps: dict[str, asyncio.Future[SiteIndex | None]] = {}  # host -> its sitemaps' URLs, indexed
         self._searches: dict[str, asyncio.Future[list[Candidate]]] = {}  # search URL -> its answer's links
         self._pages: dict[str, asyncio.Future[Page | None]] = {}  # candidate URL -> its reading
 
@@ -160,7 +164,8 @@ class DiscoverPipeline:
             found = await self._candidates(via, page, record, host, own)
             if found is None:
                 continue
-            searched.append((via, len(found)))
+            listed = self._sitemaps[host].result() if via == SITEMAP else None
+            searched.append((via, listed.listed if listed is not None else len(found)))
             for candidate in ranked(found, record, own, cited, budget, skip):
                 if not self._allowed(candidate.url) or not self._may_send(candidate.url):
                     continue
@@ -196,9 +201,10 @@ class DiscoverPipeline:
             return found or None
         if via == SITEMAP:
             if host not in self._sitemaps:
-                self._sitemaps[host] = asyncio.ensure_future(self._sitemap_urls(urlsplit(page["fetched"].final_url
-                                                                                        or page["url"]).scheme, host))
-            return await asyncio.shield(self._sitemaps[host]) or None
+                scheme = urlsplit(page["fetched"].final_url or page["url"]).scheme
+                self._sitemaps[host] = asyncio.ensure_future(self._sitemap_urls(scheme, host, self._vocabulary(host, own)))
+            index = await asyncio.shield(self._sitemaps[host])
+            return index.candidates(terms(record, own), claim_years(record)) if index is not None else None
         template = self.settings.search_template(host)
         if not template:
             return None
@@ -260,15 +266,26 @@ class DiscoverPipeline:
         return Page(url, reading.text, reading.lang, title, reading.shapes, reading.kind == "pdf",
                     headers.get("last-modified", ""), headers.get("etag", ""))
 
-    async def _sitemap_urls(self, scheme: str, host: str) -> list[Candidate]:
-        """Every URL the host's sitemaps list (indexes and gzip followed), read once a run."""
+    def _vocabulary(self, host: str, own: tuple[str, ...]) -> frozenset[str]:
+        """The words a sitemap URL of ``host`` must share one of to be kept: every claim the run has on
+        the site, its years, and the site's own words for the claim that first asked."""
+        run = find_run(self.crawler)
+        claims = [c for c in (run.claims if run is not None else []) if same_site(str(c.get("source_url", "")), host)]
+        words: set[str] = set(terms({}, own))
+        for claim in claims:
+            words |= terms(claim) | claim_years(claim)
+        return frozenset(words)
+
+    async def _sitemap_urls(self, scheme: str, host: str, vocabulary: frozenset[str]) -> SiteIndex | None:
+        """The host's sitemaps (indexes and gzip followed), read once a run, indexed by their URLs' words;
+        None when the site has none."""
         robots = self._robots()
         robots_url = f"{scheme}://{host}/robots.txt"
         body = robots.body_of(host) if robots is not None else None
         queue = robots_sitemaps(body, robots_url) if body else []
         queue = queue or [f"{scheme}://{host}/sitemap.xml"]
         seen: set[str] = set()
-        out: list[Candidate] = []
+        index: SiteIndex | None = None
         while queue and len(seen) < MAX_SITEMAP_FILES:
             url = queue.pop(0)
             if url in seen or not self._allowed(url):
@@ -279,9 +296,14 @@ class DiscoverPipeline:
                 continue
             if kept.index:
                 queue.extend(row[0] for row in kept.rows)
+                continue
+            read = SiteIndex(kept.rows, vocabulary)
+            self._count("sitemap_urls", len(kept.rows))
+            if index is None:
+                index = read
             else:
-                out.extend(Candidate(loc, SITEMAP, "", lastmod) for loc, lastmod in kept.rows)
-        return out
+                index.extend(read)
+        return index
 
     async def _answer(self, kind: str, url: str) -> Kept | None:
         """A sitemap or search answer: asked conditionally when the store keeps it; None when none."""

@@ -75,8 +75,8 @@ def site_words(then: Mapping[str, Any] | None, title: str = "", headings: Iterab
     """The site's own words around the figure: the then-capture's excerpts first, then the cited page's
     title and headings (lower case, no figures, no short function words).
 
-    >>> site_words({"excerpts": ["le patrimoine immobilier net taxable dépasse 1 300 000 €"]}, "IFI (page)")
-    ('patrimoine', 'immobilier', 'taxable', 'dépasse', 'page')
+    >>> site_words({"excerpts": ["le patrimoine immobilier net taxable dépasse 1 300 000 €"]}, "IFI : le seuil")
+    ('patrimoine', 'immobilier', 'taxable', 'dépasse', 'seuil')
     """
     texts = [str(e) for e in (then or {}).get("excerpts") or []] + [title, *headings]
     out: list[str] = []
@@ -90,7 +90,7 @@ def site_words(then: Mapping[str, Any] | None, title: str = "", headings: Iterab
 
 def terms(claim: Mapping[str, Any], own_words: Sequence[str] = ()) -> frozenset[str]:
     """The stems a candidate is ranked by: the claim's subject words and the site's own words."""
-    words = [*claim_words(claim), *own_words]
+    words = [*(claim_words(claim) if claim else ()), *own_words]
     return frozenset(_stem(w.lower()) for w in words if w)
 
 
@@ -118,12 +118,69 @@ def same_site(url: str, cited_host: str) -> bool:
     return bool(site) and registrable_domain(host) == site
 
 
+def _path_stems(url: str) -> set[str]:
+    said = re.sub(r"[-_/.+]", " ", unquote(urlsplit(url).path))
+    return {_stem(w.lower()) for w in _WORD.findall(said)} | set(_YEAR.findall(said))
+
+
+class SiteIndex:
+    """A site's sitemap URLs indexed by the words of their paths, so that a claim meets the few URLs that
+    share a word with it instead of scoring 50,000 each time. Only URLs sharing a word with
+    ``vocabulary`` (the words of every claim the run has on the site, and the site's own words) are
+    kept: a 50,000-URL sitemap of forms and news costs what its relevant part holds.
+
+    >>> words = frozenset(_stem(w) for w in ("stamp", "duty", "surcharge"))
+    >>> index = SiteIndex([("https://x.gov/stamp-duty/surcharge", "2026-01-01"), ("https://x.gov/contact", "")], words)
+    >>> len(index), [c.url for c in index.candidates(frozenset({_stem("stamp")}), frozenset())]
+    (1, ['https://x.gov/stamp-duty/surcharge'])
+    """
+
+    def __init__(self, rows: Iterable[Sequence[str]], vocabulary: frozenset[str] | None = None) -> None:
+        self.urls: list[str] = []
+        self.lastmods: list[str] = []
+        self.by_word: dict[str, list[int]] = {}
+        self.listed = 0  # URLs the sitemaps listed, kept or not
+        for loc, lastmod in rows:
+            self.listed += 1
+            words = _path_stems(loc)
+            if vocabulary is not None and not words & vocabulary:
+                continue
+            n = len(self.urls)
+            self.urls.append(loc)
+            self.lastmods.append(lastmod)
+            for word in words:
+                self.by_word.setdefault(word, []).append(n)
+
+    def __len__(self) -> int:
+        return len(self.urls)
+
+    def extend(self, other: SiteIndex) -> None:
+        """Another sitemap of the same site (an index's next child) joins this one."""
+        base = len(self.urls)
+        self.listed += other.listed
+        self.urls += other.urls
+        self.lastmods += other.lastmods
+        for word, rows in other.by_word.items():
+            self.by_word.setdefault(word, []).extend(n + base for n in rows)
+
+    def candidates(self, stems: frozenset[str], years: frozenset[str]) -> list[Candidate]:
+        """The URLs sharing a word (or a year) with the claim, in sitemap order."""
+        found: set[int] = set()
+        for word in stems | years:
+            found.update(self.by_word.get(word, ()))
+        return [Candidate(self.urls[n], SITEMAP, "", self.lastmods[n]) for n in sorted(found)]
+
+
+def claim_years(claim: Mapping[str, Any]) -> frozenset[str]:
+    return frozenset(_YEAR.findall(str(claim.get("claim_text", ""))))
+
+
 def ranked(candidates: Iterable[Candidate], claim: ClaimRecord, own_words: Sequence[str], cited_host: str,
            limit: int, skip: Iterable[str] = ()) -> list[Candidate]:
     """At most ``limit`` candidates worth reading for ``claim``: same site, not ``skip``ped (the cited
     page, pages read already), sharing enough words; most words first, then the newest."""
     stems = terms(claim, own_words)
-    years = frozenset(_YEAR.findall(str(claim.get("claim_text", ""))))
+    years = claim_years(claim)
     skipped = {u.rstrip("/") for u in skip}
     scored: list[tuple[int, str, int, Candidate]] = []
     seen: set[str] = set()
