@@ -77,7 +77,8 @@ def web_pages(web: MockWeb) -> None:
         '<ul><li><a href="/p/88">Transfer levy on commercial property (guidance)</a></li></ul>'))))
     web.route("https://www.searched.gov/p/88", Route(body=stated("Transfer levy on commercial property", "1.7 %")))
     # a decoy: the figure stands for another instrument, the claim's subject is stated with another figure
-    web.route("https://www.decoy.gov/sitemap.xml", Route(body=urlset(("https://www.decoy.gov/foreign-buyer-surcharge-agents", ""))))
+    web.route("https://www.decoy.gov/sitemap.xml",
+              Route(body=urlset(("https://www.decoy.gov/foreign-buyer-surcharge-agents", ""))))
     web.route("https://www.decoy.gov/surcharge", Route(body=html(f"<p>{MOVED}</p>" * 3)))
     web.route("https://www.decoy.gov/foreign-buyer-surcharge-agents", Route(body=html(
         "<p>VAT on an agent's services is 3.5 %.</p><p>The foreign-buyer surcharge on dwellings is 4 %.</p>"

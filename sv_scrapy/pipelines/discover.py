@@ -41,6 +41,7 @@ from sv_scrapy.core.audit.discover.rank import (
 from sv_scrapy.core.audit.discover.settings import QUERY
 from sv_scrapy.core.digest import sha256_hex
 from sv_scrapy.core.errors import OutputError
+from sv_scrapy.core.page.context import in_claims_language
 from sv_scrapy.core.page.outlinks import page_links
 from sv_scrapy.core.page.text import decode_body, html_title
 from sv_scrapy.crawlstate import crawl_config, find_run
@@ -189,6 +190,16 @@ class DiscoverPipeline:
         headings = [lines[n] for n, shape in enumerate(reading.shapes[: len(lines)]) if shape.heading_level]
         return site_words(then, page["fetched"].title, headings)
 
+    def _foreign(self, page: ItemAdapter, record: ClaimRecord) -> bool:
+        """Does the site write another language than the playbook (then its search is asked in its words)?"""
+        reading = page["reading"]
+        if reading.text.strip():
+            return not in_claims_language(reading.text, reading.lang)
+        archive = self.crawler.get_item_pipeline(ArchivePipeline)
+        then = archive.results.get(str(record["id"])) if archive is not None else None
+        said = " ".join(str(e) for e in (then or {}).get("excerpts") or [])
+        return bool(said.strip()) and not in_claims_language(said, "")
+
     async def _candidates(self, via: str, page: ItemAdapter, record: ClaimRecord, host: str,
                           own: tuple[str, ...]) -> list[Candidate] | None:
         """The candidates one source offers; None when the source is not there for this site."""
@@ -208,7 +219,7 @@ class DiscoverPipeline:
         template = self.settings.search_template(host)
         if not template:
             return None
-        url = template.replace(QUERY, quote_plus(search_query(record, own)))
+        url = template.replace(QUERY, quote_plus(search_query(record, own if self._foreign(page, record) else ())))
         if url not in self._searches:
             self._searches[url] = asyncio.ensure_future(self._search_answer(url))
         return await asyncio.shield(self._searches[url])
@@ -247,10 +258,10 @@ class DiscoverPipeline:
 
     async def _read_page(self, url: str) -> Page | None:
         linked = self.crawler.get_item_pipeline(LinkedPipeline)
-        text = linked.read.get(url) if linked is not None else None
-        if text:  # read this run by the one-hop stage: its text judged again, no second request
+        if linked is not None and url in linked.read:  # asked this run by the one-hop stage: never twice
             self._count("candidates_linked")
-            return Page(url, text)
+            text = linked.read[url]
+            return Page(url, text) if text else None
         self._count("candidates_fetched")
         status, body, headers = await self._get(url)
         if status != 200 or not body:

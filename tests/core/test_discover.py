@@ -76,11 +76,22 @@ def test_ranked_by_the_claims_words_and_same_site_only() -> None:
                     "https://news.tax.example.gov/stamp-duty-surcharge"]
 
 
-def test_a_link_or_search_answer_needs_one_shared_word() -> None:
+def test_a_search_answer_needs_one_shared_word_a_link_two() -> None:
     c = claim("Stamp duty surcharge: 2 %")
-    found = [Candidate("https://www.tax.example.gov/a", LINK, "Surcharge"),
-             Candidate("https://www.tax.example.gov/b", SEARCH, "Contact us")]
-    assert [x.url for x in ranked(found, c, (), "www.tax.example.gov", 5)] == ["https://www.tax.example.gov/a"]
+    found = [Candidate("https://www.tax.example.gov/a", LINK, "Surcharge"),  # a navigation link: one word
+             Candidate("https://www.tax.example.gov/b", SEARCH, "Contact us"),
+             Candidate("https://www.tax.example.gov/c", SEARCH, "Surcharge"),
+             Candidate("https://www.tax.example.gov/d", LINK, "Stamp duty surcharge rates")]
+    assert [x.url[-1] for x in ranked(found, c, (), "www.tax.example.gov", 5)] == ["d", "c"]
+
+
+def test_the_current_guidance_before_an_old_release_sharing_more_words() -> None:
+    c = claim("Stamp duty surcharge for non-residents: 2 %")
+    found = [Candidate("https://www.tax.example.gov/news/stamp-duty-surcharge-non-residents-announced", SITEMAP, "",
+                       "2019-02-01"),
+             Candidate("https://www.tax.example.gov/guidance/stamp-duty-surcharge", SITEMAP, "", "2026-10-01"),
+             Candidate("https://www.tax.example.gov/forms/stamp-duty", SITEMAP, "", "2026-11-01")]
+    assert [x.url.split("/")[3] for x in ranked(found, c, (), "www.tax.example.gov", 5)] == ["guidance", "news", "forms"]
 
 
 def test_newest_first_among_equals() -> None:

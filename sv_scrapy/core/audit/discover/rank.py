@@ -8,8 +8,9 @@ A candidate is ranked by the words it shares — in its URL's path and its link 
 subject words (``core.page.context.claim_words``) and, for a site that writes another language than
 the playbook, with the site's own words around the figure: the archived then-capture's excerpts, the
 cited page's title and headings. The claim's year counts twice. Ties go to the newest (a sitemap's
-``<lastmod>``). A candidate must share ``MIN_SHARED`` words (a search answer or a link of the cited
-page: one), so a site with nothing to find costs its sitemap and no page reads.
+``<lastmod>``): among the candidates sharing half the best's words or more, the newest first. A candidate must
+share ``MIN_SHARED`` words (a search answer: one, the site's search chose it), so a site with nothing to
+find costs its sitemap and no page reads, and a navigation link ("Taxes") is never read.
 """
 
 from __future__ import annotations
@@ -182,7 +183,7 @@ def ranked(candidates: Iterable[Candidate], claim: ClaimRecord, own_words: Seque
     stems = terms(claim, own_words)
     years = claim_years(claim)
     skipped = {u.rstrip("/") for u in skip}
-    scored: list[tuple[int, str, int, Candidate]] = []
+    scored: list[tuple[int, int, Candidate]] = []
     seen: set[str] = set()
     for n, candidate in enumerate(candidates):
         key = candidate.url.rstrip("/")
@@ -190,9 +191,14 @@ def ranked(candidates: Iterable[Candidate], claim: ClaimRecord, own_words: Seque
             continue
         seen.add(key)
         points = score(candidate, stems, years)
-        if points >= (MIN_SHARED if candidate.found_via == SITEMAP else 1):
-            scored.append((-points, _newest_first(candidate.lastmod), n, candidate))
-    scored.sort(key=lambda s: s[:3])
+        if points >= (1 if candidate.found_via == SEARCH else MIN_SHARED):
+            scored.append((points, n, candidate))
+    if not scored:
+        return []
+    # the best-matching tier (half the best's words or more), newest first: a current guidance page before
+    # an old news release whose longer title shares more; then the rest, by words shared
+    best = max(points for points, _, _ in scored)
+    scored.sort(key=lambda s: (2 * s[0] < best, _newest_first(s[2].lastmod) if 2 * s[0] >= best else "", -s[0], s[1]))
     return [c for *_, c in scored[:limit]]
 
 
