@@ -101,3 +101,15 @@ def test_a_row_with_an_excerpt_links_to_the_figure_on_the_page() -> None:
     assert "[↪ at the figure](https://a.gouv.fr/x#:~:text=" in table
     absent = item(prior="TOKENS_ABSENT", excerpts=[], page_excerpt="")
     assert "#:~:text=" not in changes_markdown([absent], [], "origin/main")  # nothing on the page to land on
+
+
+def test_a_failing_claim_says_where_the_figure_stands() -> None:
+    """Issue #38: the annotation and changes.md of a failing claim name the page the site states the
+    figure on (a suggestion, never an edit); a claim without a proposal says nothing of it."""
+    at = {"url": "https://a.gouv.fr/guidance", "found_via": "sitemap", "excerpt": "The duty is 5.81 %."}
+    (finding,) = findings_of(item(prior="TOKENS_ABSENT", proposed_source=at))
+    assert "the figure stands at https://a.gouv.fr/guidance (found via the site's sitemap" in finding.message
+    assert "stands at" not in findings_of(item(prior="TOKENS_ABSENT"))[0].message
+    # page text and URLs reach Markdown escaped, as every report escapes them (no autolink of untrusted text)
+    assert "the figure stands at https:\\/\\/a.gouv.fr/guidance" in changes_markdown(
+        [item(prior="TOKENS_ABSENT", proposed_source=at)], [], "main")
