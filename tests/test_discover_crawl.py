@@ -39,6 +39,7 @@ CLAIMS = {  # claim line -> cited URL
     "Foreign-buyer surcharge on dwellings: 3.5 %": "https://www.decoy.gov/surcharge",
     "Vacancy duty on empty homes: 4.2 %": "https://www.nothing.gov/vacancy",
     "Notary fee on first band: 3.87 %": "https://www.control.gov/notary",
+    "Harbour levy on cargo ships: 6.4 %": "https://www.big.gov/harbour",
 }
 
 
@@ -85,6 +86,12 @@ def web_pages(web: MockWeb) -> None:
         "<p>Other duties and the forms are described on the pages of this site.</p>" * 2)))
     # nothing to find: no sitemap at all
     web.route("https://www.nothing.gov/vacancy", Route(body=html(f"<p>{MOVED}</p>" * 3)))
+    # a plain sitemap larger than a page's body cap (fetch.max_body_bytes), the page last in it
+    web.route("https://www.big.gov/harbour", Route(body=html(f"<p>{MOVED}</p>" * 3)))
+    web.route("https://www.big.gov/sitemap.xml", Route(body=urlset(
+        *((f"https://www.big.gov/forms/application-form-number-{n}", "2025-01-01") for n in range(12_000)),
+        ("https://www.big.gov/ports/harbour-levy-cargo-ships", "2026-09-01")), content_type="application/xml"))
+    web.route("https://www.big.gov/ports/harbour-levy-cargo-ships", Route(body=stated("Harbour levy on cargo ships", "6.4 %")))
     # the control: its page states its figure
     web.route("https://www.control.gov/notary", Route(body=stated("Notary fee on first band", "3.87 %")))
     web.route("https://www.control.gov/sitemap.xml", Route(body=urlset(("https://www.control.gov/notary-fees", ""))))
@@ -114,7 +121,8 @@ def test_the_moved_figure_is_found_and_nothing_wrong_is_proposed(tmp_path: Path)
             "https://www.searched.gov/levy": "https://www.searched.gov/p/88",
             "https://www.decoy.gov/surcharge": None,  # the decoy is never proposed
             "https://www.nothing.gov/vacancy": None,
-            "https://www.control.gov/notary": None}
+            "https://www.control.gov/notary": None,
+            "https://www.big.gov/harbour": "https://www.big.gov/ports/harbour-levy-cargo-ships"}
         moved = items["https://www.moved.gov/rates"]["proposed_source"]
         assert moved["found_via"] == "sitemap" and moved["lastmod"] == "2026-10-01" and moved["context_match"] is True
         assert moved["link"].startswith("https://www.moved.gov/guidance/stamp-duty-surcharge-non-residents#:~:text=")
@@ -125,7 +133,7 @@ def test_the_moved_figure_is_found_and_nothing_wrong_is_proposed(tmp_path: Path)
         assert not [u for u, _ in log if "/private/" in u]  # never a robots-disallowed path
         assert [u for u, _ in log if "control.gov" in u and "robots" not in u] == ["https://www.control.gov/notary"]
         assert len([u for u, _ in log if "nothing.gov" in u and not u.endswith(("/robots.txt", "/vacancy"))]) <= 3
-        assert result.stats.get("sv/discover/proposals") == 3
+        assert result.stats.get("sv/discover/proposals") == 4
 
         web.clear_log()
         again = audit(tmp_path, web, "2026-12-02T09:00:00Z")  # a month later: nothing changed

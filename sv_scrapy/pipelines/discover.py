@@ -51,7 +51,7 @@ from sv_scrapy.journey import journey_of
 from sv_scrapy.pipelines.archive import ArchivePipeline
 from sv_scrapy.pipelines.outlinks import LinkedPipeline
 from sv_scrapy.runtime import page_rules
-from sv_scrapy.sitemaps import read_sitemap, robots_sitemaps
+from sv_scrapy.sitemaps import MAX_BYTES, read_sitemap, robots_sitemaps
 
 if TYPE_CHECKING:
     from typing import Self
@@ -245,8 +245,9 @@ class DiscoverPipeline:
         return True
 
     # -- fetching and reading --------------------------------------------------------------------
-    async def _get(self, url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes, dict[str, str]]:
-        fetch = await journey_of(self.crawler).fetch(url, PURPOSE, headers=headers)
+    async def _get(self, url: str, headers: dict[str, str] | None = None,
+                   body_cap: int = 0) -> tuple[int, bytes, dict[str, str]]:
+        fetch = await journey_of(self.crawler).fetch(url, PURPOSE, headers=headers, body_cap=body_cap)
         if fetch.response is None:
             return 0, b"", {}
         return fetch.status, fetch.response.body, fetch.headers()
@@ -322,7 +323,8 @@ class DiscoverPipeline:
         kept = memory.answer(kind, url) if memory is not None else None
         if not self._may_send(url):
             return kept
-        status, body, headers = await self._get(url, kept.conditional() if kept is not None else None)
+        status, body, headers = await self._get(url, kept.conditional() if kept is not None else None,
+                                                MAX_BYTES if kind == "sitemap" else 0)
         if status == 304 and kept is not None:
             self._count(f"{kind}s_not_modified")
             return kept
