@@ -309,7 +309,7 @@ class DiscoverPipeline:
             if kept.index:
                 queue.extend(row[0] for row in kept.rows)
                 continue
-            read = SiteIndex(kept.rows, vocabulary)
+            read = await asyncio.to_thread(SiteIndex, kept.rows, vocabulary)
             self._count("sitemap_urls", len(kept.rows))
             if index is None:
                 index = read
@@ -320,7 +320,9 @@ class DiscoverPipeline:
     async def _answer(self, kind: str, url: str) -> Kept | None:
         """A sitemap or search answer: asked conditionally when the store keeps it; None when none."""
         memory = self._memory()
-        kept = memory.answer(kind, url) if memory is not None else None
+        # a 50,000-URL sitemap is megabytes of JSON and XML: read, parsed and kept off the event loop,
+        # so the crawl's other requests leave on time meanwhile
+        kept = await asyncio.to_thread(memory.answer, kind, url) if memory is not None else None
         if not self._may_send(url):
             return kept
         status, body, headers = await self._get(url, kept.conditional() if kept is not None else None,
@@ -332,9 +334,12 @@ class DiscoverPipeline:
             if kind == "search" and memory is not None:
                 self._save(lambda: memory.save_failure(url, f"HTTP {status}" if status else "no answer", self._today()))
             return None
-        fresh = self._parse(kind, url, body, headers)
+        fresh = await asyncio.to_thread(self._parse, kind, url, body, headers)
         if fresh is not None and memory is not None and (fresh.etag or fresh.last_modified):
-            self._save(lambda: memory.save_answer(kind, fresh, self._today()))
+            try:
+                await asyncio.to_thread(memory.save_answer, kind, fresh, self._today())
+            except OutputError as exc:
+                stop_for_output(self.crawler, exc)
         return fresh
 
     def _parse(self, kind: str, url: str, body: bytes, headers: dict[str, str]) -> Kept | None:
