@@ -102,7 +102,8 @@ def main() -> int:
         tmp = Path(tmp_name)
         lines, expected = build(web, args.sites, args.claims_per_site, args.sitemap_urls)
         corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": "# Bench\n\n## Tax\n\n" + "\n".join(lines) + "\n"})
-        config = make_config(tmp / "config", liveness={"global": {"req_per_sec": args.rps}})
+        config = make_config(tmp / "config", liveness={"global": {"req_per_sec": args.rps}},
+                             source_verify={"discover": {"enabled": True}})
         print(f"discover: {len(lines)} TOKENS_ABSENT claims over {args.sites} sites, sitemaps of "
               f"{args.sitemap_urls:,} URLs (half an index + gzip child), {sum(1 for t in expected.values() if t)} "
               f"findable; gov floor 1 s a host, global cap {args.rps:g} req/s")

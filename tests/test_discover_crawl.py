@@ -103,7 +103,7 @@ def audit(tmp_path: Path, web: MockWeb, now: str) -> Any:
     config = tmp_path / "config"
     if not config.exists():
         make_config(config, liveness=FAST_LIVENESS, source_verify={
-            "discover": {"search": {"searched.gov": "https://www.searched.gov/find?q={q}"}}})
+            "discover": {"enabled": True, "search": {"searched.gov": "https://www.searched.gov/find?q={q}"}}})
     return crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env(),
                             extra_env={"SV_NOW": now})
 
