@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote_plus, urlsplit
 
 from itemadapter import ItemAdapter
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
     from sv_scrapy.config import Config
     from sv_scrapy.core.claims.record import ClaimRecord
 
+_T = TypeVar("_T")
 PURPOSE = "discover"
 MAX_SITEMAP_FILES = 20  # sitemap files (an index's children included) read for one host in a run
 _HTML_LINKS = 400  # links read from a search answer, at most
@@ -75,10 +78,20 @@ class DiscoverPipeline:
         self._sitemaps: dict[str, asyncio.Future[SiteIndex | None]] = {}  # host -> its sitemaps' URLs, indexed
         self._searches: dict[str, asyncio.Future[list[Candidate]]] = {}  # search URL -> its answer's links
         self._pages: dict[str, asyncio.Future[Page | None]] = {}  # candidate URL -> its reading
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sv-discover")
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler, crawl_config(crawler))
+
+    def close_spider(self) -> None:
+        self._worker.shutdown(wait=False, cancel_futures=True)
+
+    async def _off_loop(self, work: Callable[..., _T], *args: Any) -> _T:
+        """``work(*args)`` in the stage's one worker thread: a 50,000-URL sitemap is megabytes of XML
+        to parse and of JSON to keep and read back; off the event loop, the crawl's other requests
+        leave on time meanwhile, and one at a time, one sitemap's rows are in memory at once."""
+        return await asyncio.get_running_loop().run_in_executor(self._worker, lambda: work(*args))
 
     # -- the stage -----------------------------------------------------------------------------
     async def process_item(self, item: Any) -> Any:
@@ -309,7 +322,7 @@ class DiscoverPipeline:
             if kept.index:
                 queue.extend(row[0] for row in kept.rows)
                 continue
-            read = await asyncio.to_thread(SiteIndex, kept.rows, vocabulary)
+            read = await self._off_loop(SiteIndex, kept.rows, vocabulary)
             self._count("sitemap_urls", len(kept.rows))
             if index is None:
                 index = read
@@ -320,9 +333,7 @@ class DiscoverPipeline:
     async def _answer(self, kind: str, url: str) -> Kept | None:
         """A sitemap or search answer: asked conditionally when the store keeps it; None when none."""
         memory = self._memory()
-        # a 50,000-URL sitemap is megabytes of JSON and XML: read, parsed and kept off the event loop,
-        # so the crawl's other requests leave on time meanwhile
-        kept = await asyncio.to_thread(memory.answer, kind, url) if memory is not None else None
+        kept = await self._off_loop(memory.answer, kind, url) if memory is not None else None
         if not self._may_send(url):
             return kept
         status, body, headers = await self._get(url, kept.conditional() if kept is not None else None,
@@ -334,10 +345,10 @@ class DiscoverPipeline:
             if kind == "search" and memory is not None:
                 self._save(lambda: memory.save_failure(url, f"HTTP {status}" if status else "no answer", self._today()))
             return None
-        fresh = await asyncio.to_thread(self._parse, kind, url, body, headers)
+        fresh = await self._off_loop(self._parse, kind, url, body, headers)
         if fresh is not None and memory is not None and (fresh.etag or fresh.last_modified):
             try:
-                await asyncio.to_thread(memory.save_answer, kind, fresh, self._today())
+                await self._off_loop(memory.save_answer, kind, fresh, self._today())
             except OutputError as exc:
                 stop_for_output(self.crawler, exc)
         return fresh
@@ -352,10 +363,10 @@ class DiscoverPipeline:
             self._count("sitemaps_read")
             if read.cut:
                 self._count("sitemaps_cut")
-            return Kept(url, etag, modified, [[loc, lastmod] for loc, lastmod in read.rows], read.index)
+            return Kept(url, etag, modified, read.rows, read.index)
         html = decode_body(body, headers.get("content-type") or None).text
         self._count("searches_read")
-        return Kept(url, etag, modified, [[u, t] for u, t in page_links(html, url, _HTML_LINKS)])
+        return Kept(url, etag, modified, page_links(html, url, _HTML_LINKS))
 
     async def _search_answer(self, url: str) -> list[Candidate]:
         memory = self._memory()

@@ -165,7 +165,7 @@ def test_another_language_accepted_only_in_the_sites_own_words() -> None:
 # -- memory and the plain sentence -----------------------------------------------------------------------
 def test_the_store_keeps_answers_proposals_and_failures(tmp_path: Path) -> None:
     memory = DiscoverMemory(tmp_path)
-    kept = Kept("https://x.gov/sitemap.xml", '"v1"', "", [["https://x.gov/a", "2026-01-01"]])
+    kept = Kept("https://x.gov/sitemap.xml", '"v1"', "", [("https://x.gov/a", "2026-01-01")])
     memory.save_answer("sitemap", kept, "2026-11-01T00:00:00Z")
     back = memory.answer("sitemap", kept.url)
     assert back == kept and back.conditional() == {"If-None-Match": '"v1"'}

@@ -45,6 +45,30 @@ def retry_from(at: str) -> str:
     return (date.fromisoformat(at[:10]) + timedelta(days=RETRY_FAILED_AFTER_DAYS)).isoformat()
 
 
+def pack_rows(rows: Sequence[tuple[str, str]]) -> str:
+    """Rows as one text, a row a line, its two fields split by a tab: 50,000 sitemap rows are one JSON
+    string to write and to read back, not 50,000 arrays (tabs and line breaks never stand in a URL,
+    and are dropped from a link's text).
+
+    >>> unpack_rows(pack_rows([("https://x.gov/a", "2026-01-01"), ("https://x.gov/b", "Rates\\tand fees")]))
+    [('https://x.gov/a', '2026-01-01'), ('https://x.gov/b', 'Rates and fees')]
+    """
+    return "\n".join(f"{_one_line(a)}\t{_one_line(b)}" for a, b in rows)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) if any(c in text for c in "\t\n\r") else text
+
+
+def unpack_rows(packed: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for line in packed.split("\n"):
+        a, _, b = line.partition("\t")
+        if a:
+            out.append((a, b))
+    return out
+
+
 def conditional_headers(etag: str, last_modified: str) -> dict[str, str]:
     """The headers asking for a page only if it changed since these validators.
 
@@ -62,7 +86,7 @@ class Kept:
     url: str
     etag: str
     last_modified: str
-    rows: list[list[str]]  # sitemap: [loc, lastmod] or [child sitemap, ""]; search: [url, link text]
+    rows: Sequence[tuple[str, str]]  # sitemap: (loc, lastmod) or (child sitemap, ""); search: (url, link text)
     index: bool = False  # a sitemap index (its rows are child sitemaps)
 
     def conditional(self) -> dict[str, str]:
@@ -84,16 +108,15 @@ class DiscoverMemory:
         """The kept ``sitemap`` or ``search`` answer of ``url``, if any."""
         data = self._read(kind, _key(url))
         rows = data.get("rows") if data is not None else None
-        if data is None or not isinstance(rows, list):
+        if data is None or not isinstance(rows, str):
             return None
-        clean = [[str(c) for c in row[:2]] for row in rows if isinstance(row, list) and len(row) >= 2]
-        return Kept(url, str(data.get("etag") or ""), str(data.get("last_modified") or ""), clean,
+        return Kept(url, str(data.get("etag") or ""), str(data.get("last_modified") or ""), unpack_rows(rows),
                     bool(data.get("index")))
 
     def save_answer(self, kind: str, kept: Kept, at: str) -> None:
         self._write(kind, _key(kept.url), {"url": kept.url, "asked_at": at, "etag": kept.etag,
                                            "last_modified": kept.last_modified, "index": kept.index,
-                                           "rows": kept.rows})
+                                           "rows": pack_rows(kept.rows)})
 
     # -- failed searches -----------------------------------------------------------------------
     def failure(self, url: str, today: str) -> dict[str, Any] | None:
