@@ -146,3 +146,14 @@ def test_the_moved_figure_is_found_and_nothing_wrong_is_proposed(tmp_path: Path)
         assert discovery == [("https://www.moved.gov/guidance/stamp-duty-surcharge-non-residents", 304)]
         decoy = [(e.url, e.status) for e in web.log if e.url == "https://www.decoy.gov/sitemap.xml"]
         assert decoy == [("https://www.decoy.gov/sitemap.xml", 304)]  # nothing found: searched again, conditionally
+
+        # the month after, the proposed page no longer states the figure: asked conditionally, it answers
+        # 200, is judged again and refused, and the search finds the page still stating it
+        web.route("https://www.moved.gov/guidance/stamp-duty-surcharge-non-residents",
+                  Route(body=stated("Stamp duty surcharge for non-residents", "abolished")))
+        third = audit(tmp_path, web, "2027-01-04T09:00:00Z")
+        assert third.returncode == 0, third.stderr[-3000:]
+        items = {item["source_url"]: item for item in third.audit()["items"]}
+        assert items["https://www.moved.gov/rates"]["proposed_source"]["url"] == \
+            "https://www.moved.gov/news/2019/stamp-duty-surcharge-non-residents"
+        assert items["https://www.moved.gov/rates"]["proposal_new"] is True  # news: another page now

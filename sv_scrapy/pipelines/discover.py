@@ -120,7 +120,10 @@ class DiscoverPipeline:
         page_hash = str(record.get("content_hash") or "")
         kept = memory.proposal(record, page_hash, now) if memory is not None else None
         if kept is not None:
-            kept = await self._still_stated(page, record, kept)
+            still = await self._still_stated(page, record, kept)
+            if still is not None and still is not kept and memory is not None:  # its page changed, still stating it
+                self._save(lambda: memory.save_proposal(record, page_hash, still, now))
+            kept = still
         if kept is not None:
             self._count("kept")
         else:
