@@ -223,8 +223,9 @@ class DiscoverPipeline:
             links = page["links"]
             found = [Candidate(url, LINK, text) for url, text in links]
             linked = record.get("found_linked") or {}
-            if linked.get("url"):
-                found.insert(0, Candidate(str(linked["url"]), LINK, "found linked"))
+            if linked.get("url"):  # the one-hop stage found the figure there: first, ranked by what it holds
+                said = " ".join(text for url, text in links if url == linked["url"])
+                found.insert(0, Candidate(str(linked["url"]), LINK, f"{said} {linked.get('excerpt') or ''}"))
             return found or None
         if via == SITEMAP:
             if host not in self._sitemaps:
