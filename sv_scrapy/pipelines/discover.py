@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 _T = TypeVar("_T")
 PURPOSE = "discover"
 MAX_SITEMAP_FILES = 20  # sitemap files (an index's children included) read for one host in a run
+SITEMAPS_AT_ONCE = 4  # sitemaps asked and read at once, all hosts together: a 50,000-URL one is ~15 MB in memory
 _HTML_LINKS = 400  # links read from a search answer, at most
 
 
@@ -79,6 +80,7 @@ class DiscoverPipeline:
         self._searches: dict[str, asyncio.Future[list[Candidate]]] = {}  # search URL -> its answer's links
         self._pages: dict[str, asyncio.Future[Page | None]] = {}  # candidate URL -> its reading
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sv-discover")
+        self._sitemap_slots = asyncio.Semaphore(SITEMAPS_AT_ONCE)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -320,14 +322,15 @@ class DiscoverPipeline:
             if url in seen or not self._allowed(url):
                 continue
             seen.add(url)
-            kept = await self._answer("sitemap", url)
-            if kept is None:
-                continue
-            if kept.index:
-                queue.extend(row[0] for row in kept.rows)
-                continue
-            read = await self._off_loop(SiteIndex, kept.rows, vocabulary)
-            self._count("sitemap_urls", len(kept.rows))
+            async with self._sitemap_slots:  # a few sitemaps' bodies and rows in memory at once, never fifty
+                kept = await self._answer("sitemap", url)
+                if kept is None:
+                    continue
+                if kept.index:
+                    queue.extend(row[0] for row in kept.rows)
+                    continue
+                read = await self._off_loop(SiteIndex, kept.rows, vocabulary)
+            self._count("sitemap_urls", read.listed)
             if index is None:
                 index = read
             else:
