@@ -1,12 +1,13 @@
 """Where the figure went, at scale: 500 `TOKENS_ABSENT` claims over 50 sites whose sitemaps list 50,000 URLs.
 
-    python bench/discover.py [--sites 50] [--claims-per-site 10] [--sitemap-urls 50000] [--rps 20]
+    python bench/discover.py [--sites 50] [--claims-per-site 10] [--sitemap-urls 50000] [--rps 10]
 
 Each site's cited pages no longer state their figures; half the claims' figures stand on a page the
 site's sitemap names (half the sites declare a sitemap index with a gzipped child in robots.txt, the
 other half serve a plain `/sitemap.xml`), the other half have only a near miss (a page on the subject
-without the figure) or nothing. Government floors as shipped (one request a second a host), the global
-cap raised to ``--rps`` so the bound is a minute or two. Runs the audit cold, then a month later (warm).
+without the figure) or nothing. Politeness as shipped: one request a second a government host, the
+global cap ``--rps`` (the shipped 10 req/s: a bound of about 100 s). Runs the audit cold, then a month
+later (warm).
 
 Prints, for each run: requests a claim beyond its own page (robots.txt, sitemaps and candidates), the
 first→last request span ÷ the politeness bound of every request in the mock web's log (candidates
@@ -98,7 +99,7 @@ def main() -> int:
     ap.add_argument("--sites", type=int, default=50)
     ap.add_argument("--claims-per-site", type=int, default=10)
     ap.add_argument("--sitemap-urls", type=int, default=50_000)
-    ap.add_argument("--rps", type=float, default=20.0)
+    ap.add_argument("--rps", type=float, default=10.0)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp_name, MockWeb() as web:
         tmp = Path(tmp_name)
