@@ -92,6 +92,9 @@ def test_the_worklist_summary_never_starts_a_line_with_a_claims_words() -> None:
     hostile = {**item(prior="TOKENS_ABSENT", claim_text="::error file=x,line=1::spoof"), "id": "fr:7:x", "scope": "fr"}
     lines = summary_lines(worklist_stats([hostile]), "worklist.json")  # type: ignore[list-item]
     assert not [line for line in lines if line.strip().startswith("::")]
+    moved = {**hostile, "proposed_source": {"url": "https://a.gouv.fr/::error spoof"}}
+    lines = summary_lines(worklist_stats([moved]), "worklist.json")  # type: ignore[list-item]
+    assert "      stated now at: https://a.gouv.fr/::error spoof" in lines  # labelled, never a line's start
 
 
 def test_a_row_with_an_excerpt_links_to_the_figure_on_the_page() -> None:
