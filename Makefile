@@ -68,6 +68,7 @@ bench: install
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/llm_cost.py
 	$(BIN)/python bench/ocr.py
+	$(BIN)/python bench/discover.py
 
 # scrapyd: loopback, dirs under _local/scrapyd/ (scrapyd.conf); the monthly schedule is
 # deploy/crontab or deploy/sv-scrapy-audit.timer calling the same entry point as scrapyd-schedule

@@ -24,6 +24,7 @@ from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
 from sv_scrapy.core.audit.archive.politeness import with_archive_default
 from sv_scrapy.core.audit.archive.thennow import ArchiveSettings
+from sv_scrapy.core.audit.discover.settings import DiscoverSettings
 from sv_scrapy.core.errors import ConfigError
 from sv_scrapy.core.hosts import DEFAULT_GOV_HOSTS, DEFAULT_GOV_NAMESPACES, HostRules
 from sv_scrapy.core.page.ocr import DEFAULT_LANGUAGES, LANGUAGE_CODE
@@ -46,12 +47,6 @@ def _tesseract_code(code: str) -> str:
     if not LANGUAGE_CODE.match(code):
         raise ValueError(f'"{code}" is no tesseract language code (like "eng", "fra", "chi_sim")')
     return code
-
-
-def _search_template(template: str) -> str:
-    if "{q}" not in template:
-        raise ValueError(f"must be a URL template containing {{q}}, got {shown(template)}")
-    return template
 
 
 Lowered = Annotated[tuple[str, ...], AfterValidator(_lower)]
@@ -174,16 +169,6 @@ class Linked(Section):
     max_per_page: int = Field(2, ge=0, description="Linked documents read per page.")
 
 
-class Discover(Section):
-    """``discover``: where a figure that left its page went (searched on the cited site)."""
-
-    enabled: bool = Field(True, description="Look for a figure that left its page elsewhere on the cited site.")
-    max_candidates: int = Field(5, ge=0, description="Candidate pages read per claim at most.")
-    max_requests_per_host: int = Field(50, ge=0, description="Discovery requests a run sends to one host at most.")
-    search: dict[str, Annotated[str, AfterValidator(_search_template)]] = Field(
-        default_factory=dict, description="Per host: its site search, a URL template where {q} is the query.")
-
-
 class SourceVerify(Section):
     """``_source-verify.json``: extraction, fetch, PDF, linter, sampling and the optional sections."""
 
@@ -197,7 +182,7 @@ class SourceVerify(Section):
     archive: ArchiveSettings = ArchiveSettings()
     linked: Linked = Linked()
     llm: LlmSettings = LlmSettings()
-    discover: Discover = Discover()
+    discover: DiscoverSettings = DiscoverSettings()
 
 
 # -- _url-liveness.json (shared with the playbook repo's url-liveness checker) ------------------

@@ -38,6 +38,7 @@ from sv_scrapy.core.page.pagerecord import FetchFailure
 from sv_scrapy.core.page.reader import Reading, ReadLimits, ScanReader, read_body, slow_to_read
 from sv_scrapy.core.page.text import raw_hash
 from sv_scrapy.crawlstate import crawl_config, find_run
+from sv_scrapy.extensions.bodycap import WANTED_CAP
 from sv_scrapy.extensions.outcome import stop_for_output
 
 if TYPE_CHECKING:
@@ -151,16 +152,19 @@ class Journey:
         self.crawler.stats.inc_value(f"sv/{stage}/{event}", count)
 
     # -- fetching --------------------------------------------------------------------------
-    async def fetch(self, url: str, purpose: str, *, headers: Mapping[str, str] | None = None) -> Fetch:
+    async def fetch(self, url: str, purpose: str, *, headers: Mapping[str, str] | None = None,
+                    body_cap: int = 0) -> Fetch:
         """``url``'s answer (any status; redirects followed) or the failure that stood for it.
 
         Sent with ``engine.download_async`` — the path Scrapy's own robots.txt middleware takes —
         not through the scheduler: the request is in the downloader from the start, so a crawl
         that closes (a stop, a full disk) still ends it, and no item waits on a request the
         closing engine would leave in the scheduler."""
-        request = scrapy.Request(url, callback=NO_CALLBACK, dont_filter=True, headers=dict(headers or {}),
-                                 meta={"sv_url": url, "sv_purpose": purpose, "handle_httpstatus_list": HANDLED_STATUSES,
-                                       "dont_merge_cookies": True})
+        meta = {"sv_url": url, "sv_purpose": purpose, "handle_httpstatus_list": HANDLED_STATUSES,
+                "dont_merge_cookies": True}
+        if body_cap:  # its own body cap (extensions/bodycap.py): a sitemap may hold 50 MB
+            meta[WANTED_CAP] = body_cap
+        request = scrapy.Request(url, callback=NO_CALLBACK, dont_filter=True, headers=dict(headers or {}), meta=meta)
         stats, engine = self.crawler.stats, self.crawler.engine
         assert stats is not None and engine is not None
         stats.inc_value(f"sv/{purpose}/requested")

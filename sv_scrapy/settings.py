@@ -63,6 +63,8 @@ ITEM_PIPELINES = {
     "sv_scrapy.pipelines.outlinks.LinkedPipeline": 420,
     # then and now: a flagged claim's lookup starts once its records are final
     "sv_scrapy.pipelines.archive.ArchivePipeline": 430,
+    # where the figure went: the cited site's links, sitemaps and search for a page stating it (issue #38)
+    "sv_scrapy.pipelines.discover.DiscoverPipeline": 440,
     "sv_scrapy.pipelines.store.StoreUpdatePipeline": 450,
     "sv_scrapy.pipelines.store.StoreTextPipeline": 460,
     "sv_scrapy.pipelines.export.WorklistExportPipeline": 900,

@@ -37,8 +37,9 @@ def make_config(folder: Path, liveness: dict[str, Any] | None = None, source_ver
             else:
                 base[key] = value
 
-    # then and now (the Wayback Machine) is off unless a test asks for it: its own tests are tests/test_archive.py
-    source_verify = {"archive": {"enabled": False}, **(source_verify or {})}
+    # then and now (the Wayback Machine) is off unless a test asks for it: its own tests are tests/test_archive.py;
+    # so is where the figure went (a site's sitemaps and search): tests/test_discover_crawl.py, the demo's
+    source_verify = {"archive": {"enabled": False}, "discover": {"enabled": False}, **(source_verify or {})}
     for name, extra in (("_url-liveness.json", liveness), ("_source-verify.json", source_verify)):
         if extra:
             path = folder / name
@@ -136,7 +137,7 @@ def crawl_demo(folder: Path) -> CrawlResult:
     from testing.mockweb import MockWeb, Route
     from testing.mockweb.site import load_site
 
-    config = make_config(folder / "config", liveness=FAST_ANY_HOST)
+    config = make_config(folder / "config", liveness=FAST_ANY_HOST, source_verify={"discover": {"enabled": True}})
     with MockWeb() as web:
         load_site(web, PROJECT_DIR / "examples" / "site")
         web.route("https://eur-lex.europa.eu/robots.txt", Route(body="User-agent: *\n", content_type="text/plain"))

@@ -47,13 +47,15 @@ MIDDLEWARES = [
 READ = ["sv_scrapy.pipelines.read.ReadPipeline", "sv_scrapy.pipelines.outlinks.FramesPipeline",
         "sv_scrapy.pipelines.outlinks.LinksPipeline", "sv_scrapy.pipelines.hashes.HashPipeline"]
 LINKED = "sv_scrapy.pipelines.outlinks.LinkedPipeline"
+DISCOVER = "sv_scrapy.pipelines.discover.DiscoverPipeline"  # where the figure went (worklist and audit alike)
 PIPELINES = {
     # the pull-request check's conditional requests over the monthly store: the read stage restores a 304 too
-    "worklist": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", LINKED, "sv_scrapy.pipelines.store.StoreTextPipeline",
+    "worklist": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", LINKED, DISCOVER,
+                 "sv_scrapy.pipelines.store.StoreTextPipeline",
                  "sv_scrapy.pipelines.export.WorklistExportPipeline"],
     # a 304 is restored from the past its request carried by the read stage; then and now after one hop
     "audit": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", LINKED,
-              "sv_scrapy.pipelines.archive.ArchivePipeline", "sv_scrapy.pipelines.store.StoreUpdatePipeline",
+              "sv_scrapy.pipelines.archive.ArchivePipeline", DISCOVER, "sv_scrapy.pipelines.store.StoreUpdatePipeline",
               "sv_scrapy.pipelines.audit.AuditExportPipeline"],
 }
 

@@ -109,3 +109,23 @@ def test_the_archive_gets_a_conservative_floor_unless_the_config_names_one(confi
          lambda d: d["per_host_overrides"].update({"archive.org": {"concurrency": 2, "interval_ms": 4000}}))
     named = policy_for("web.archive.org", load_config(config_copy).liveness, cfg.hosts)
     assert (named.concurrency, named.interval_ms) == (2, 4000)
+
+
+@pytest.mark.parametrize(("discover", "message"), [
+    ({"bogus": 1}, "discover.bogus"),  # an unknown key inside the section, like any other
+    ({"max_candidates": 0}, "discover.max_candidates"),
+    ({"search": {"impots.gouv.fr": "https://www.impots.gouv.fr/recherche"}}, "discover.search: impots.gouv.fr"),  # no {q}
+    ({"search": {"impots.gouv.fr": "https://evil.example/?q={q}"}}, "discover.search: impots.gouv.fr"),  # another site
+])
+def test_discover_mistakes_are_one_line(config_copy: Path, discover: dict, message: str) -> None:
+    edit(config_copy, "_source-verify.json", lambda d: d.update(discover=discover))
+    with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
+        load_config(config_copy)
+
+
+def test_discover_defaults_and_a_search_template(config_copy: Path) -> None:
+    assert load_config(config_copy).discover.enabled is True
+    edit(config_copy, "_source-verify.json", lambda d: d.update(discover={
+        "max_candidates": 3, "search": {"impots.gouv.fr": "https://www.impots.gouv.fr/recherche?q={q}"}}))
+    got = load_config(config_copy).discover
+    assert got.max_candidates == 3 and got.search_template("www.impots.gouv.fr").endswith("?q={q}")

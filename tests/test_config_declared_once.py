@@ -177,7 +177,7 @@ def with_discover(tmp_path: Path, discover: Any) -> Path:
 
 def test_discover_is_optional_with_its_defaults(tmp_path: Path) -> None:
     d = load_config(with_discover(tmp_path / "absent", None)).discover
-    assert (d.enabled, d.max_candidates, d.max_requests_per_host, d.search) == (True, 5, 50, {})
+    assert (d.enabled, d.max_candidates, d.max_requests_per_host, d.search) == (True, 5, 60, {})
     search = {"www.example.gov": "https://www.example.gov/search?q={q}", "_comment": "one per host"}
     d = load_config(with_discover(tmp_path, {"max_candidates": 2, "search": search})).discover
     assert (d.max_candidates, d.search) == (2, {"www.example.gov": search["www.example.gov"]})
@@ -187,7 +187,7 @@ def test_discover_is_optional_with_its_defaults(tmp_path: Path) -> None:
     ({"max_candidate": 2}, "discover.max_candidate: unknown key"),
     ({"max_requests_per_host": -1}, "discover.max_requests_per_host: must be >= 0"),
     ({"enabled": "yes"}, 'discover.enabled: expected true or false, got "yes"'),
-    ({"search": {"a.gov": "https://a.gov/s?query=x"}}, "discover.search.a.gov: must be a URL template containing {q}"),
+    ({"search": {"a.gov": "https://a.gov/s?query=x"}}, "discover.search: a.gov: must be a URL template containing {q}"),
 ])
 def test_a_bad_discover_key_is_one_line(tmp_path: Path, discover: Any, message: str) -> None:
     with pytest.raises(ConfigError) as err:

@@ -102,3 +102,17 @@ def test_opening_an_excerpts_link_scrolls_to_the_figure(tmp_path: Path) -> None:
                     top = page.evaluate("document.getElementById('decoy').getBoundingClientRect().bottom")
                     assert top < 0, links[url]
             browser.close()
+
+
+def test_the_demo_shows_where_the_ifi_threshold_is_stated_now(demo: tuple[dict[str, dict[str, Any]], str]) -> None:
+    """Issue #38's demo row: fr:9's page no longer states the IFI threshold; the site's sitemap
+    (examples/site/www.impots.gouv.fr/sitemap.xml) names the page that does, and the report says so."""
+    items, report = demo
+    page = "https://www.impots.gouv.fr/particulier/ifi-impot-sur-la-fortune-immobiliere"
+    proposed = items["fr:9"]["proposed_source"]
+    assert items["fr:9"]["prior"] == "TOKENS_ABSENT"
+    assert (proposed["url"], proposed["found_via"], proposed["lastmod"]) == (page, "sitemap", "2026-06-01")
+    assert proposed["link"].startswith(page + "#:~:text=") and "1 300 000" in proposed["excerpt"]
+    assert {where for where, i in items.items() if i.get("proposed_source")} == {"fr:9"}  # nothing else proposed
+    row = next(line for line in report.splitlines() if "`fr:9`" in line and line.startswith("|"))
+    assert "www.impots.gouv.fr/particulier/ifi-impot-sur-la-fortune-immobiliere" in row and "sitemap" in row

@@ -207,3 +207,31 @@ def test_the_linter_rows_command_works_as_the_report_prints_it(workspace: dict[s
             assert "[live]" in listed.stdout and "orphaned" not in listed.stdout, listed.stdout
     assert [r["id"] for r in doc["reviews"]["root_citations_reviewed"]] == [argv[2]]
     assert doc["reviews"]["reviewed"] == 1 and not doc["reviews"]["orphaned"]
+
+
+def test_figure_elsewhere_at_a_url_expires_when_that_page_changes(tmp_path: Path) -> None:
+    """``--as figure_elsewhere --at URL`` (issue #38): made on the proposed page's hash; the review stands
+    while that page stands, and expires when it changes; --at is refused with another decision."""
+    from datetime import date
+
+    from sv_scrapy.core.audit.reviewfile import Review
+    from sv_scrapy.core.audit.reviews import why_expired
+
+    at = "https://www.impots.gouv.fr/particulier/ifi-seuil"
+    ws = review_workspace(tmp_path)
+    items = [claim("fr:5:aaaa0001", proposed_source={"url": at, "found_via": "sitemap"}, proposed_hash="feedc0de")]
+    (ws["out"] / "audit" / "audit.json").write_text(json.dumps({"items": items}), encoding="utf-8")
+    ok = review(ws, "fr:5", "--as", "figure_elsewhere", "--at", at, "--reason", "the threshold moved there")
+    assert ok.returncode == 0, ok.stderr
+    assert f"at {at}" in ok.stdout
+    (saved,) = reviews(ws)
+    assert (saved["at"], saved["at_hash"]) == (at, "feedc0de")
+    review_of = Review(**{**{k: v for k, v in saved.items() if k != "figures"}, "figures": tuple(saved["figures"]),
+                          "reviewer": "", "until": ""})
+    assert why_expired(review_of, items[0], date(2027, 1, 20)) == ""
+    changed = {**items[0], "proposed_hash": "0badf00d"}
+    assert why_expired(review_of, changed, date(2027, 1, 20)) == f"the page it names ({at}) changed since"
+    wrong = review(ws, "fr:5", "--as", "accepted", "--at", at, "--reason", "x")
+    assert wrong.returncode == 2 and "--at goes with --as figure_elsewhere" in one_line(wrong)
+    bad = review(ws, "fr:5", "--as", "figure_elsewhere", "--at", "javascript:alert(1)", "--reason", "x")
+    assert bad.returncode == 2 and "expected the http(s) URL" in one_line(bad)

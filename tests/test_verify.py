@@ -172,3 +172,27 @@ def test_batch_create_poll_results_and_resubmit(workspace: Path) -> None:
     assert got["xx:1:honest"]["verdict"] == "MATCH"
     assert got["xx:15:mismatch"]["verdict"] == "INDETERMINATE" and "errored" in got["xx:15:mismatch"]["note"]
     assert len(doc["verdicts"]) == len(CASES) and doc["mode"] == "batch"
+
+
+def test_the_proposed_page_is_judged_too(tmp_path: Path) -> None:
+    """Issue #38: a claim whose figure the crawl found on another page of the site (``proposed_source``,
+    that page's text kept in the store) gets a second request on that page, quote-or-abstain as ever;
+    the reviewer sees both verdicts. A quote that is not on the proposed page is not a MATCH there."""
+    proposed = "https://v1.verify.gouv.fr/guidance"
+    cases = {"xx:1:moved": ({"prior": "TOKENS_ABSENT", "excerpts": [], "matched_tokens": [], "strong_matched": [],
+                             "missing_tokens": ["5.81 %"],
+                             "proposed_source": {"url": proposed, "excerpt": "Le taux de 5,81 % s'applique",
+                                                 "link": None, "found_via": "sitemap", "lastmod": None,
+                                                 "context_match": True}}, HONEST, "")}
+    out = make_workspace(tmp_path / "out", cases)
+    ContentStore(out / "store").save_extra(proposed, '"e1"', "", "Guidance. " + PAGE)
+    with AnthropicStub({"xx:1:moved": HONEST}) as stub:
+        result = verify(out, stub)
+        calls = dict(stub.calls)
+    assert result.returncode == 0, result.stderr[-3000:]
+    doc, markdown = report(out)
+    (got,) = doc["verdicts"]
+    assert f"- proposed page <{proposed}>: `MATCH`" in markdown
+    assert calls["xx:1:moved"] == 2  # the cited page and the proposed one
+    assert got["proposed"]["url"] == proposed and got["proposed"]["verdict"] == "MATCH"
+    assert got["source_url"] == "https://v1.verify.gouv.fr/page"  # the cited page's verdict stays the cited page's

@@ -17,6 +17,7 @@ import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
+from urllib.parse import urlsplit
 
 from sv_scrapy.cmdbase import SvCommand
 from sv_scrapy.core.audit import reviewfile
@@ -80,6 +81,23 @@ def check_arguments(ids: list[str], opts: argparse.Namespace) -> None:
                             f"or give the path: --from-audit PATH {path})")
 
 
+def check_at(raw: str | None, decision: str) -> str:
+    """``--at URL``: an http(s) URL, with ``--as figure_elsewhere`` only.
+
+    >>> check_at("https://www.impots.gouv.fr/particulier/ifi", "figure_elsewhere")
+    'https://www.impots.gouv.fr/particulier/ifi'
+    """
+    if raw is None:
+        return ""
+    if decision != "figure_elsewhere":
+        raise ArgumentError(f"--at goes with --as figure_elsewhere, not --as {decision}")
+    url = raw.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
+        raise ArgumentError(f"--at {raw!r}: expected the http(s) URL of the page where the figure stands")
+    return url
+
+
 def row_item(row: dict[str, Any]) -> ClaimRecord:
     """A linter row that is no claim of the audit, as the target of its ``root_citation`` review
     (no page read, no figures: the review holds until its line or URL changes, or its ``until``)."""
@@ -91,7 +109,7 @@ class Command(SvCommand):
     name = "review"
 
     def syntax(self) -> str:
-        return ("<claim-id>... --as DECISION --reason TEXT [--until YYYY-MM-DD] [--finding F] [--reviewer NAME] | "
+        return ("<claim-id>... --as DECISION --reason TEXT [--until YYYY-MM-DD] [--at URL] [--finding F] [--reviewer NAME] | "
                 "--from-audit [PATH] --only FINDINGS [--country CC] --as ... --reason ... | --list [--expired]")
 
     def short_desc(self) -> str:
@@ -104,6 +122,8 @@ class Command(SvCommand):
         parser.add_argument("--as", dest="decision", metavar="DECISION", help=" | ".join(DECISIONS))
         parser.add_argument("--reason", help="why (required, free text)")
         parser.add_argument("--until", metavar="YYYY-MM-DD", help="the review holds until this day at most")
+        parser.add_argument("--at", metavar="URL", help="with --as figure_elsewhere: the page where the figure stands "
+                            "(the review expires when that page changes)")
         parser.add_argument("--reviewer", metavar="NAME", help="who reviewed (optional)")
         parser.add_argument("--finding", metavar="F", help="which of the claim's findings (default: all it shows)")
         parser.add_argument("--from-audit", nargs="?", const="", metavar="PATH",
@@ -144,6 +164,7 @@ class Command(SvCommand):
         if until and until < today.isoformat():
             raise ArgumentError(f"--until {until}: already past (today is {today.isoformat()})")
         finding = reviewfile.check_choice(opts.finding, FINDINGS, "--finding") if opts.finding else ""
+        at = check_at(opts.at, decision)
         items = records_of(load_items(audit, "audit")["items"])
         wants_root = finding == ROOT_CITATION or bool(opts.only and ROOT_CITATION in parse_findings(opts.only))
         rows = self.root_rows(rt) if wants_root else []
@@ -162,7 +183,7 @@ class Command(SvCommand):
             if missing or not wanted:
                 raise ArgumentError(f"{item['id']}: shows {', '.join(shown) or 'no finding'} in {audit}, "
                                     f"not {missing[0] if missing else 'a finding to review'}")
-            new += [new_review(item, f, decision, reason, today, until, opts.reviewer or "") for f in wanted]
+            new += [new_review(item, f, decision, reason, today, until, opts.reviewer or "", at) for f in wanted]
         # taken: LockHeld, exit 75, nothing written; let go once the file is written
         with acquire(rt.output_dir, "scrapy review", rt.clock.iso()):
             existing = reviewfile.load(rt.config.config_dir)  # read whole, or one line and nothing written
@@ -171,6 +192,8 @@ class Command(SvCommand):
         for review in new:
             print(f"recorded: {review.claim} {review.finding} as {review.decision} on {review.date}"
                   + (f" until {review.until}" if review.until else "")
+                  + (f" at {review.at}" + ("" if review.at_hash else " (not a page the audit proposed: it expires "
+                                                                       "with the cited page only)") if review.at else "")
                   + f" (page {review.content_hash[:12] or 'not read'}, figures {', '.join(review.figures) or 'none'})"
                   + f": {review.reason}")
         for review in replaced:

@@ -35,7 +35,7 @@ from sv_scrapy.llm.client import API, REQUEST, Gate, LlmUnavailable, Outcome, co
 from sv_scrapy.llm.cost import CHARS_PER_TOKEN, billed, cache_hit_share, expected_cost, tokens_of, total, worst_cost
 from sv_scrapy.llm.files import delete_files, upload_scans
 from sv_scrapy.llm.guardrails import apply_guardrails
-from sv_scrapy.llm.jobs import Plan, load_items, parse_only, plan_jobs, select
+from sv_scrapy.llm.jobs import Plan, load_items, parse_only, plan_jobs, proposed_item, proposed_key, select
 from sv_scrapy.llm.models import ModelShape, output_budget, request_shape, retrieve
 from sv_scrapy.llm.prompts import Shape, estimate_input_tokens, prefix_chars
 from sv_scrapy.llm.report import render_verify_markdown
@@ -322,7 +322,18 @@ class Command(SvCommand):
 
     @staticmethod
     def verdict(item: ClaimRecord, plan: Plan, outcomes: dict[str, Outcome]) -> dict[str, Any]:
-        key = item["id"]
+        """The claim's verdict on its cited page and, when one was proposed, on the proposed page too."""
+        record = Command.page_verdict(item, item["id"], plan, outcomes)
+        proposed = proposed_item(item)
+        if proposed is not None and proposed_key(item["id"]) in plan.jobs:
+            on = Command.page_verdict(proposed, proposed_key(item["id"]), plan, outcomes)
+            record["proposed"] = {"url": proposed["source_url"], "verdict": on.get("verdict"),
+                                  "source_says": on.get("source_says"), "confidence": on.get("confidence"),
+                                  "guardrail_actions": on.get("guardrail_actions")}
+        return record
+
+    @staticmethod
+    def page_verdict(item: ClaimRecord, key: str, plan: Plan, outcomes: dict[str, Outcome]) -> dict[str, Any]:
         if key in plan.skipped:
             verdict, why = plan.skipped[key]
             return {**_identity(item), "verdict": verdict, "claimed": "", "source_says": "",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from scrapy import signals
+from scrapy import Request, signals
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -25,7 +25,7 @@ from sv_scrapy.core.page.robotsrule import RobotsReading, reading_for, unreachab
 from sv_scrapy.crawlstate import find_run
 
 if TYPE_CHECKING:
-    from scrapy import Request, Spider
+    from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from scrapy.robotstxt import RobotParser
@@ -102,6 +102,21 @@ class SvRobotsTxtMiddleware(RobotsTxtMiddleware):
         self._parsers[netloc] = rp
         if isinstance(waiting, Deferred):
             waiting.callback(rp)
+
+    def body_of(self, netloc: str) -> bytes | None:
+        """The robots.txt rules this run holds for ``netloc`` (None: not asked yet, or none came):
+        where discovery reads a site's ``Sitemap:`` lines without asking robots.txt again."""
+        reading = self._readings.get(netloc)
+        return reading.body if reading is not None and not reading.unreachable else None
+
+    def allows(self, url: str) -> bool | None:
+        """Whether the rules this run holds for ``url``'s host allow it; None while they are not known
+        (the request then meets them in ``process_request`` like any other)."""
+        parser = self._parsers.get(urlparse_cached(Request(url)).netloc)
+        if parser is None or isinstance(parser, Deferred):
+            return None
+        agent = self._robotstxt_useragent or self._default_useragent
+        return bool(parser.allowed(url, agent))
 
     async def robot_parser(self, request: Request) -> RobotParser | None:
         url = urlparse_cached(request)

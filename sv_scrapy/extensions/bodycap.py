@@ -3,7 +3,8 @@
 HTML and other text stop at ``fetch.max_body_bytes`` and are read as far as they came
 (``truncated``); PDFs may use ``pdf.max_bytes`` (a cut PDF does not parse, so an over-cap
 PDF is reported unavailable, not half-read); a body that is neither, under a binary
-content type, is not downloaded past its first chunk.
+content type, is not downloaded past its first chunk. A request may name its own cap
+(``WANTED_CAP``): a sitemap, whose protocol allows 50 MB.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 CAP = "sv_body_cap"
 SEEN = "sv_body_seen"
+WANTED_CAP = "sv_body_cap_wanted"  # meta: a request's own cap (a sitemap may hold 50 MB by its protocol)
 
 
 class BodyCapExtension:
@@ -47,7 +49,7 @@ class BodyCapExtension:
         pdfish = "pdf" in ctype or urlparse_cached(request).path.lower().endswith(".pdf")
         binary = any(ctype.startswith(p) for p in self.binary_prefixes)
         # a binary type might still be a PDF by its magic bytes: decide on the first chunk
-        request.meta[CAP] = self.pdf_cap if (pdfish or binary) else self.html_cap
+        request.meta[CAP] = request.meta.get(WANTED_CAP) or (self.pdf_cap if (pdfish or binary) else self.html_cap)
         request.meta["sv_binary_type"] = binary and not pdfish
         request.meta[SEEN] = 0
 

@@ -7,7 +7,10 @@ Per page kind (the README's table):
   the stored text (for OCR text, with the same normalisation);
 * a scan with no OCR text: the PDF's bytes as a ``document`` block, without citations (the
   API cannot cite into page images); a quoted verdict is capped at ``INDETERMINATE``;
-* a PDF over the API's 100 pages or 32 MB, or a page never read: no call.
+* a PDF over the API's 100 pages or 32 MB, or a page never read: no call;
+* a claim with a ``proposed_source`` (where the site states its figure now, issue #38) whose page's text
+  the store keeps: a second request judging that page (``proposed_key``), checked against that text, so a
+  reviewer sees the model's verdict on both pages.
 
 No network, no SDK: the store is read through its public methods.
 """
@@ -33,6 +36,22 @@ API_REQUEST_MAX_BYTES = 32_000_000  # and takes at most 32 MB a request
 FLAGS = {"TOKENS_ABSENT": "TOKENS_ABSENT", "STALE_CHANGED": "stale_changed", "CONTENT_CHANGED": "CONTENT_CHANGED"}
 SCAN_UNCHECKED = "a scanned PDF without OCR text, sent as a document; the API cannot cite into page images"
 REQUIRED = ("id", "scope", "line_no", "source_url", "claim_text", "prior")
+PROPOSED = "@proposed"  # a job key's suffix: the claim judged against its proposed page
+
+
+def proposed_key(claim_id: str) -> str:
+    return f"{claim_id}{PROPOSED}"
+
+
+def proposed_item(item: ClaimRecord) -> ClaimRecord | None:
+    """The claim as its proposed page would cite it (None when nothing was proposed)."""
+    found = item.get("proposed_source") or {}
+    url = str(found.get("url") or "")
+    if not url:
+        return None
+    proposed: ClaimRecord = {**item, "source_url": url, "final_url": url, "prior": "TOKENS_PRESENT",
+                             "excerpts": [str(found.get("excerpt") or "")], "figure_link": found.get("link")}
+    return proposed
 
 
 def load_items(path: Path, what: str) -> dict[str, Any]:
@@ -133,5 +152,19 @@ def plan_jobs(items: Sequence[ClaimRecord], store: ContentStore, shape: Shape, e
         plan.texts[key] = text if text is not None else "\n".join(item.get("excerpts") or []) or None
         plan.jobs[key] = build_params(item, shape, evidence(item, text, evidence_chars), ocr=ocr)
         plan.methods[key] = "ocr" if ocr else "text"
+    for item in items:
+        _plan_proposed(plan, item, store, shape, evidence_chars)
     return plan
+
+
+def _plan_proposed(plan: Plan, item: ClaimRecord, store: ContentStore, shape: Shape, evidence_chars: int) -> None:
+    """The proposed page's request, when the store keeps its text (the crawl keeps every proposed page's)."""
+    proposed = proposed_item(item)
+    kept = store.extra(proposed["source_url"]) if proposed is not None else None
+    if proposed is None or kept is None:
+        return
+    key, text = proposed_key(item["id"]), kept[1]
+    plan.texts[key] = text
+    plan.jobs[key] = build_params(proposed, shape, evidence(proposed, text, evidence_chars))
+    plan.methods[key] = "text"
 

@@ -76,5 +76,10 @@ def render_verify_markdown(doc: Mapping[str, Any]) -> str:
         if v.get("guardrail_actions"):
             out.append(f"- guardrails (model said {md_code(str(v.get('model_verdict')))}): "
                        + "; ".join(md(a, 200) for a in v["guardrail_actions"]))
+        proposed = v.get("proposed") or {}
+        if proposed.get("url"):  # the page the audit found on the same site (a suggestion, never an edit)
+            out.append(f"- proposed page {md_url(str(proposed['url']))}: {md_code(str(proposed.get('verdict')))}, "
+                       f"confidence {md(str(proposed.get('confidence') or ''))}"
+                       + (f" — «{md(str(proposed['source_says']), 300)}»" if proposed.get("source_says") else ""))
         out.append("")
     return "\n".join(out).rstrip() + "\n"

@@ -167,12 +167,14 @@ class LinkedPipeline(_Outlinks):
 
 
 class LinksPipeline(_Outlinks):
-    """Keeps a page's same-host links while its body is still there, for ``LinkedPipeline``."""
+    """Keeps a page's same-host links while its body is still there, for ``LinkedPipeline`` and
+    discovery's first source (``pipelines/discover.py``)."""
 
     def process_item(self, item: Any) -> Any:
         page = ItemAdapter(item)
         body = page["body"]
-        if self.config.linked.enabled and body is not None and self._html_page(page):
+        wanted = self.config.linked.enabled or self.config.discover.enabled
+        if wanted and body is not None and self._html_page(page):
             fetched = page["fetched"]
             html = decode_body(body, fetched.content_type or None, truncated=fetched.truncated).text
             page["links"] = page_links(html, fetched.final_url or page["url"])

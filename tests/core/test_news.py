@@ -93,3 +93,15 @@ def test_news_lists_each_claim_once_and_counts_findings() -> None:
     assert {k: [i["id"] for i in v] for k, v in sections.items() if v} == {
         "vanished": ["a"], "stale_changed": ["b"], "newly_dead": ["c"], "new_claim": ["d", "e"], "recovered": ["f"]}
     assert new_findings(sections) == 4  # a, b, c and the new claim whose figure is absent
+
+
+def test_a_new_proposal_is_news_once() -> None:
+    """Issue #38: the month the audit first finds where the figure stands now, that is news (not a finding);
+    the same page proposed again the next month is not; another page is."""
+    at = {"url": "https://a.gouv.fr/guidance", "found_via": "sitemap"}
+    runs = audits([rec(prior="TOKENS_ABSENT")], [rec(prior="TOKENS_ABSENT", proposed_source=at)],
+                  [rec(prior="TOKENS_ABSENT", proposed_source=at)],
+                  [rec(prior="TOKENS_ABSENT", proposed_source={**at, "url": "https://a.gouv.fr/v2"})])
+    assert [r[0]["proposal_new"] for r in runs] == [False, True, False, True]
+    sections = news(runs[1])
+    assert [i["id"] for i in sections["proposed"]] == ["xx:3:aaaa"] and new_findings(sections) == 0

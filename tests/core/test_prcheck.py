@@ -92,6 +92,9 @@ def test_the_worklist_summary_never_starts_a_line_with_a_claims_words() -> None:
     hostile = {**item(prior="TOKENS_ABSENT", claim_text="::error file=x,line=1::spoof"), "id": "fr:7:x", "scope": "fr"}
     lines = summary_lines(worklist_stats([hostile]), "worklist.json")  # type: ignore[list-item]
     assert not [line for line in lines if line.strip().startswith("::")]
+    moved = {**hostile, "proposed_source": {"url": "https://a.gouv.fr/::error spoof"}}
+    lines = summary_lines(worklist_stats([moved]), "worklist.json")  # type: ignore[list-item]
+    assert "      stated now at: https://a.gouv.fr/::error spoof" in lines  # labelled, never a line's start
 
 
 def test_a_row_with_an_excerpt_links_to_the_figure_on_the_page() -> None:
@@ -118,3 +121,13 @@ def test_an_edit_of_the_rules_is_a_warning_of_the_change_shown_above_the_table()
     above, _, _ = text.partition("| where |")
     assert "⚠️ `config/_url-liveness.json`: this change edits the rules" in above
     assert "](https://e.vil" not in text  # the edit's words are escaped like a claim's
+def test_a_failing_claim_says_where_the_figure_stands() -> None:
+    """Issue #38: the annotation and changes.md of a failing claim name the page the site states the
+    figure on (a suggestion, never an edit); a claim without a proposal says nothing of it."""
+    at = {"url": "https://a.gouv.fr/guidance", "found_via": "sitemap", "excerpt": "The duty is 5.81 %."}
+    (finding,) = findings_of(item(prior="TOKENS_ABSENT", proposed_source=at))
+    assert "the figure stands at https://a.gouv.fr/guidance (found via the site's sitemap" in finding.message
+    assert "stands at" not in findings_of(item(prior="TOKENS_ABSENT"))[0].message
+    # page text and URLs reach Markdown escaped, as every report escapes them (no autolink of untrusted text)
+    assert "the figure stands at https:\\/\\/a.gouv.fr/guidance" in changes_markdown(
+        [item(prior="TOKENS_ABSENT", proposed_source=at)], [], "main")

@@ -88,3 +88,18 @@ def test_a_frame_or_linked_documents_copy_is_the_newest_of_the_parts(tmp_path: P
     got = tree(built)
     assert json.loads(got[f"extras/{frame}.json"])["fetched_at"].startswith("2027-02")
     assert json.loads(got[f"extras/{linked}.json"])["fetched_at"].startswith("2027-02")
+
+
+def test_discovery_memory_is_the_newest_parts(tmp_path: Path) -> None:
+    """``discover/`` (issue #38): every part restored last month's copy; the part that searched a site
+    this month wrote its sitemap and its claims' proposals anew, and that copy is the merged one."""
+    base, other = tmp_path / "p1" / "store", tmp_path / "p2" / "store"
+    for store in (base, other):
+        put(store, "discover/sitemap/s1.json", "last month")
+        put(store, "discover/proposal/c1.json", "last month")
+    os.utime(base / "discover/sitemap/s1.json", (1_000_000, 1_000_000))
+    os.utime(base / "discover/proposal/c1.json", (1_000_000, 1_000_000))
+    put(other, "discover/sitemap/s1.json", "this month")  # part 2 searched that site
+    put(other, "discover/proposal/c1.json", "this month")
+    merged = tree(build_merged_store(base, [(base, [A]), (other, [B])], tmp_path / "merged"))
+    assert merged["discover/sitemap/s1.json"] == merged["discover/proposal/c1.json"] == "this month"

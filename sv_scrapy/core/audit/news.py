@@ -11,6 +11,9 @@ Transitions (one per claim, the strongest wins):
 * ``recovered`` — read again after being unavailable or dead;
 * ``new_claim`` — a claim the previous audit of its scope did not have.
 
+Beside the transitions, a **new proposal** is news (``proposal_new``): the audit found, on the cited
+site, a page stating the claim's figure (``proposed_source``) that the previous audit did not propose.
+
 A figure transition is **confirmed** like a content change (``core.page.changes``): at once when
 the page is settled (its text is the confirmed baseline, or a change settled on this run),
 otherwise only when the next audit sees the same prior again. A page whose text differs on
@@ -36,6 +39,7 @@ NEWLY_UNAVAILABLE, NEWLY_DEAD = "newly_unavailable", "newly_dead"
 RECOVERED, NEW_CLAIM = "recovered", "new_claim"
 TRANSITIONS = (VANISHED, APPEARED, NEWLY_UNAVAILABLE, NEWLY_DEAD, RECOVERED, NEW_CLAIM)
 STALE_CHANGED = "stale_changed"  # a news section, not a transition: the record's own flag
+PROPOSED = "proposed"  # a news section too: a new proposal of where the figure stands (core.audit.discover)
 
 # news sections, most urgent first; each claim is listed once, in the first that holds it
 NEWS_SECTIONS: tuple[tuple[str, str, bool], ...] = (
@@ -44,6 +48,7 @@ NEWS_SECTIONS: tuple[tuple[str, str, bool], ...] = (
     (STALE_CHANGED, "⚠️ Page changed after `Last verified`", True),
     (NEWLY_DEAD, "Newly DEAD", True),
     (NEWLY_UNAVAILABLE, "Newly unavailable", True),
+    (PROPOSED, "Stated elsewhere — the site states the figure on another page (a suggestion to check)", False),
     (NEW_CLAIM, "New claims", False),  # only those flagged count, see new_findings
     (RECOVERED, "Recovered — read again", False),
     (APPEARED, "Figure appeared", False),
@@ -120,6 +125,9 @@ def apply_transitions(items: Sequence[ClaimRecord], previous: Mapping[str, Mappi
             prev = previous[moved.pop(0)] if moved else None
         transition, before, pending, outcome = judge(prev, item, item.get("scope") in scopes_before)
         item.update({"previous_prior": before, "transition": transition, "transition_pending": pending or None})
+        proposed = str((item.get("proposed_source") or {}).get("url") or "")
+        outcome["proposed"] = proposed
+        item["proposal_new"] = bool(proposed and prev is not None and str(prev.get("proposed") or "") != proposed)
         kept[item["id"]] = outcome
     audited_now = {i.get("scope") for i in items}
     for cid, out in previous.items():
@@ -139,6 +147,8 @@ def news(items: Sequence[ClaimRecord]) -> dict[str, list[ClaimRecord]]:
             out[STALE_CHANGED].append(item)
         elif transition in out:
             out[str(transition)].append(item)
+        elif item.get("proposal_new"):
+            out[PROPOSED].append(item)
     return out
 
 

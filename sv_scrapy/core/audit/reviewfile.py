@@ -34,7 +34,7 @@ FINDINGS = ("TOKENS_ABSENT", "WEAK_MATCH", "stale_changed", "CONTENT_CHANGED", "
             "root_citation")
 # the file's keys, in the order they are written
 KEYS = ("key", "claim", "finding", "decision", "reason", "reviewer", "date", "until", "content_hash", "figures",
-        "url")
+        "url", "at", "at_hash")
 _REQUIRED = ("key", "claim", "finding", "decision", "reason", "date")
 _HEX = re.compile(r"[0-9a-f]{8,64}")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -57,6 +57,8 @@ class Review:
     content_hash: str = ""  # the page's cleaned-text hash it was made on ("" for a page not read)
     figures: tuple[str, ...] = ()  # the claim's salient figures (normalised) it was made on
     url: str = ""  # the cited page, for the reader of the file
+    at: str = ""  # figure_elsewhere --at: the page where the figure stands (the review expires when it changes)
+    at_hash: str = ""  # that page's text hash as the audit read it ("" when the audit had not read it)
 
     @property
     def ident(self) -> tuple[str, str, str]:
@@ -67,6 +69,7 @@ class Review:
         out = {k: getattr(self, k) for k in KEYS}
         out["figures"] = list(self.figures)
         out["reviewer"], out["until"] = self.reviewer or None, self.until or None
+        out["at"], out["at_hash"] = self.at or None, self.at_hash or None
         return out
 
 
@@ -134,7 +137,8 @@ def _entry(raw: Any, where: str) -> Review:
         date=parse_day(raw["date"], f"{where}: date"),
         reviewer=raw.get("reviewer") or "",
         until=parse_day(raw["until"], f"{where}: until") if raw.get("until") else "",
-        content_hash=raw.get("content_hash") or "", figures=tuple(figures), url=raw.get("url") or "")
+        content_hash=raw.get("content_hash") or "", figures=tuple(figures), url=raw.get("url") or "",
+        at=raw.get("at") or "", at_hash=raw.get("at_hash") or "")
 
 
 def parse(text: str, origin: str) -> list[Review]:

@@ -69,11 +69,18 @@ def findings(item: ClaimRecord) -> list[str]:
 
 
 def new_review(item: ClaimRecord, finding: str, decision: str, reason: str, today: date,
-               until: str = "", reviewer: str = "") -> Review:
-    """A review of ``item``'s ``finding``, made on its page's hash and its figures as they are now."""
+               until: str = "", reviewer: str = "", at: str = "") -> Review:
+    """A review of ``item``'s ``finding``, made on its page's hash and its figures as they are now; ``at``
+    (``figure_elsewhere``): where the figure stands, with that page's hash when the audit proposed it."""
     return Review(key=fingerprint(item), claim=str(item["id"]), finding=finding, decision=decision, reason=reason,
                   date=today.isoformat(), reviewer=reviewer, until=until, content_hash=page_hash(item),
-                  figures=figures(item), url=str(item.get("source_url") or ""))
+                  figures=figures(item), url=str(item.get("source_url") or ""), at=at, at_hash=proposed_hash(item, at))
+
+
+def proposed_hash(item: ClaimRecord, url: str) -> str:
+    """The text hash of the page the audit proposed for ``item`` when that page is ``url`` ("" otherwise)."""
+    proposed = item.get("proposed_source") or {}
+    return str(item.get("proposed_hash") or "") if url and proposed.get("url") == url else ""
 
 
 def page_hash(item: ClaimRecord) -> str:
@@ -105,6 +112,9 @@ def why_expired(review: Review, item: ClaimRecord, today: date) -> str:
     page = page_hash(item)
     if review.content_hash and page and page != review.content_hash:
         return "the page changed since"
+    elsewhere = proposed_hash(item, review.at)
+    if review.at_hash and elsewhere and elsewhere != review.at_hash:
+        return f"the page it names ({review.at}) changed since"
     return until_passed(review, today)
 
 

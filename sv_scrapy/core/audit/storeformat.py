@@ -14,6 +14,10 @@
 * **4** — entries keep what a 304 restores with the text (language, title, an HTML text's line
   shapes tied to that text's hash: ``Entry``); nothing is rewritten: an entry without them has
   its HTML page read in full once, not asked conditionally.
+* **5** — format 4 with ``discover/``: the sites' sitemaps and search answers with their validators,
+  each claim's proposal of where its figure stands now (``core.audit.discover.memory``); nothing is
+  rewritten: the folder appears when first written, and a claim's first search after the upgrade
+  reads its site's sitemaps in full once.
 
 A store without ``FORMAT.json`` is *pre-versioned* (0 or 1, told apart file by file): it is
 read leniently and migrated once, in place, by the run that holds the output folder's lock.
@@ -45,7 +49,7 @@ from sv_scrapy.core.clock import Clock
 from sv_scrapy.core.errors import SvError
 
 #: The store format this release writes (older ones are migrated, a newer one refused).
-FORMAT = 4
+FORMAT = 5
 FORMAT_FILE = "FORMAT.json"
 
 
@@ -160,7 +164,7 @@ def migrate(root: Path, clock: Clock) -> Migration:
     found = check_format(root)
     if found == FORMAT:
         return Migration(found)
-    if found in (2, 3):  # archive/ (3) and the entries' new fields (4) appear as they are written
+    if found in (2, 3, 4):  # archive/ (3), the entries' new fields (4) and discover/ (5) appear as written
         result = Migration(found)
         _write_format(root, clock, result)
         return result

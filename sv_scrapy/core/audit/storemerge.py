@@ -5,7 +5,9 @@ hosts' files, so the merge takes the first part's store whole — the memory of 
 this month or not — and lays over it, part by part, the files of the URLs that part fetched
 (``pages/``, ``text/``, ``pdf/``; ``robots/`` of its hosts). Content-addressed caches (``ocr/``,
 ``archive/``) are the union. A frame's or linked document's validators and text (``extras/``,
-keyed by that document's URL, which any part may have fetched) are the newest of the parts'.
+keyed by that document's URL, which any part may have fetched) are the newest of the parts'; so are
+discovery's sitemaps, search answers and proposals (``discover/``: the part that wrote a file last,
+by its modification time — every file is written by a rename, so that is when it was written).
 ``claims.json``, ``history.json`` and ``run.json`` are the merge's own (written by the caller
 into the new store before it replaces the old one).
 
@@ -110,6 +112,25 @@ def _place_newest_extras(stores: Sequence[Path], target: Path) -> None:
         _place(path, str(target / name), replace=True)
 
 
+def _place_newest_written(stores: Sequence[Path], folder: str, target: Path) -> None:
+    """Each file under ``folder`` (one level of subfolders) from the part that wrote it last."""
+    newest: dict[str, tuple[str, float]] = {}  # "sub/name" -> (path, mtime)
+    for store in stores:
+        try:
+            subs = [e for e in os.scandir(store / folder) if e.is_dir(follow_symlinks=False)]
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for sub in subs:
+            for entry in os.scandir(sub.path):
+                at = entry.stat().st_mtime
+                key = f"{sub.name}/{entry.name}"
+                if key not in newest or at > newest[key][1]:
+                    newest[key] = (entry.path, at)
+    for key, (path, _) in newest.items():
+        os.makedirs(target / key.split("/")[0], exist_ok=True)
+        _place(path, str(target / key), replace=True)
+
+
 def _same_file(a: str, b: str) -> bool:
     """One inode, or the same bytes (the standard library's comparison, sizes first)."""
     try:
@@ -144,6 +165,7 @@ def build_merged_store(base: Path | None, parts: Sequence[tuple[Path, Iterable[s
             if (store / name).is_dir():
                 _link_all(str(store / name), str(building / name), replace=False)
     _place_newest_extras([store for store, _ in parts], building / "extras")
+    _place_newest_written([store for store, _ in parts], "discover", building / "discover")
     if base is not None and base.is_dir():
         _link_all(str(base), str(building), replace=False, skip=OWN)  # a part's file stays over the base's
     return building

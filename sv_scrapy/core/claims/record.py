@@ -49,6 +49,10 @@ class ClaimRecord(TypedDict, total=False):
     context_match: bool | None  # the figure stands where the page states the claim's subject (None: no judgement)
     figure_link: str | None  # the page's URL landing on the figure (core.page.textfragment)
     found_linked: dict[str, str] | None  # one hop: {url, excerpt}
+    # where the figure went (core.audit.discover): {url, excerpt, link, found_via, lastmod, context_match}
+    proposed_source: dict[str, Any] | None  # the site's page stating the figure in context; a suggestion, never an edit
+    proposed_note: str  # what was searched when nothing was found ("" when a page was proposed or none searched)
+    proposed_hash: str | None  # the proposed page's text hash (a figure_elsewhere review --at it expires when it changes)
     charset: str | None  # the encoding the page was decoded with
     charset_source: str | None  # where the encoding came from: header, BOM, meta, guess
     frames: list[str]  # the frames whose text joined the page's
@@ -65,6 +69,7 @@ class ClaimRecord(TypedDict, total=False):
     previous_prior: str | None  # the prior of the previous audit
     transition: str | None  # news since the previous audit: vanished, appeared, ...
     transition_pending: str | None  # a transition seen once on an unsettled page (the next audit settles it)
+    proposal_new: bool  # proposed_source names a page the previous audit did not propose (news)
     page_excerpt: str  # the page's words on the claim's subject (an absent figure)
     page_hint: str  # what the page seems to say instead
     source_line_url: str | None  # a link to the claim's line (report.source_url_template)

@@ -359,7 +359,8 @@ def claim_record(claim: ClaimRecord, fetch_status: str, prior: Prior, note: str 
                    "missing_tokens": prior.missing_tokens, "excerpts": prior.excerpts, "found_as": prior.found_as,
                    "note": prior.note or note, "file": claim.get("file", ""),
                    # issue #19's fields, on every record (page_records fills them for a page that was read)
-                   "soft_404": False, "context_match": None, "found_linked": None, "charset": None, "figure_link": None})
+                   "soft_404": False, "context_match": None, "found_linked": None, "charset": None, "figure_link": None,
+                   "proposed_source": None})
     return record
 
 

@@ -24,6 +24,7 @@ from sv_scrapy.core.page.fetchstatus import DEAD
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, TOKENS_PRESENT, WEAK_MATCH
 from sv_scrapy.core.report.fragment import md_figure_link
 from sv_scrapy.core.report.issuecut import Section, fit
+from sv_scrapy.core.report.proposed import stands_at
 
 ERROR, WARNING = "error", "warning"
 ANNOTATIONS_PER_KIND = 10  # GitHub keeps this many of each kind per step
@@ -57,10 +58,10 @@ def findings_of(item: Mapping[str, Any]) -> list[Finding]:
     if prior == TOKENS_ABSENT:
         missing = ", ".join(str(t) for t in item.get("missing_tokens") or [])
         title = "cited page is a soft 404" if item.get("soft_404") else "figure not on the cited page"
-        out.append(Finding(ERROR, path, line, title, f"{_what(item)}; the page does not state {missing}"))
+        out.append(Finding(ERROR, path, line, title, _elsewhere(f"{_what(item)}; the page does not state {missing}", item)))
     elif status == DEAD:
         level = ERROR if item.get("change") in _STRICT else WARNING
-        out.append(Finding(level, path, line, "cited page is DEAD", f"{_what(item)}; {item.get('note', '')}"))
+        out.append(Finding(level, path, line, "cited page is DEAD", _elsewhere(f"{_what(item)}; {item.get('note', '')}", item)))
     elif prior not in (TOKENS_PRESENT, WEAK_MATCH):
         out.append(Finding(WARNING, path, line, "cited page not read this time",
                            f"{_what(item)}; {prior} ({status}): {item.get('note', '')} - not a failure, check it by hand"))
@@ -75,6 +76,12 @@ def findings_of(item: Mapping[str, Any]) -> list[Finding]:
     return out
 
 
+def _elsewhere(message: str, item: Mapping[str, Any]) -> str:
+    """A failing claim's message, and where the site states its figure now when a page was found."""
+    where = stands_at(item)
+    return f"{message}; {where}" if where else message
+
+
 def all_findings(items: Sequence[Mapping[str, Any]], extra: Sequence[Finding] = ()) -> list[Finding]:
     """Every finding: the checked claims', then ``extra`` (the change's own, not a claim's: an edit
     of the rules that judge it)."""
@@ -85,7 +92,7 @@ def outcome(item: Mapping[str, Any]) -> str:
     """The table's last column."""
     found = findings_of(item)
     if any(f.level == ERROR for f in found):
-        return "❌ " + "; ".join(f.title for f in found)
+        return "❌ " + "; ".join([*(f.title for f in found), *filter(None, [stands_at(item)])])
     if found:
         return "⚠️ " + "; ".join(f.title for f in found)
     if item.get("prior") == WEAK_MATCH:

@@ -19,6 +19,7 @@ from sv_scrapy.core.page.prefilter import PRIORS
 from sv_scrapy.core.report.claimtext import claim_html
 from sv_scrapy.core.report.fragment import item_link
 from sv_scrapy.core.report.notes import html_note
+from sv_scrapy.core.report.proposed import stated_now_html
 from sv_scrapy.core.report.reviewed import (
     group_command,
     html_cmd,
@@ -53,6 +54,10 @@ def _page(item: ClaimRecord) -> str:
     href = safe_href(item_link(item) or "")
     return (f'{plain}<br><a href="{href}" rel="noopener noreferrer nofollow" class="figure">↪ at the figure</a>'
             if href else plain)
+
+
+def _stated_now(item: Mapping[str, Any]) -> str:
+    return stated_now_html(item, h, _link)
 
 
 def _where(item: ClaimRecord) -> str:
@@ -149,9 +154,9 @@ def _state(item: ClaimRecord) -> str:
 def _listed(items: Sequence[ClaimRecord], reason: bool = True) -> str:
     return _table([[_where(i), claim_html(i, 160), f"<code>{h(_state(i))}</code>" + (
         f"<br>{_hint(i)}" if i.get("page_hint") else "") + then_now_html(i) + html_verdict(i),
-        *([h(reason_group(str(i.get("note", ""))))] if reason else []), _link(i["source_url"]),
+        *([h(reason_group(str(i.get("note", ""))))] if reason else []), _link(i["source_url"]), _stated_now(i),
         html_cmd(item_command(i))] for i in items],
-        ["where", "claim", "now", *(["reason"] if reason else []), "page", "review"])
+        ["where", "claim", "now", *(["reason"] if reason else []), "page", "stated now at", "review"])
 
 
 def _news(items: Sequence[ClaimRecord], since: str,
@@ -198,12 +203,13 @@ def _backlog(items: Sequence[ClaimRecord], listed: set[str], linter_rows: Sequen
              candidates: Sequence[Mapping[str, Any]] = ()) -> list[str]:
     b = buckets(standing(items, listed))
     everything = len(items)
+    by_id = {str(i["id"]): i for i in items}
     out = ["<h2>Standing backlog</h2>", "<p><small>Not new this audit; most urgent first (stale marker, never verified, "
            "stamp age, statute or money).</small></p>",
            _details("TOKENS_ABSENT", _table([[_where(i), claim_html(i, 160), _now(i) + html_verdict(i), _hint(i),
-                                              _page(i), html_cmd(item_command(i))]
+                                              _page(i), _stated_now(i), html_cmd(item_command(i))]
                                              for i in top(b["tokens_absent"], everything)],
-                                            ["where", "claim", "now", "hint", "page read", "review"]),
+                                            ["where", "claim", "now", "hint", "page read", "stated now at", "review"]),
                     len(b["tokens_absent"])),
            _details("CONTENT_CHANGED, claim verified since", _changed(top(b["content_changed"], everything)),
                     len(b["content_changed"])),
@@ -222,8 +228,10 @@ def _backlog(items: Sequence[ClaimRecord], listed: set[str], linter_rows: Sequen
     if linter_rows:
         out.append(_details("Citation linter: bare-host citations next to a figure",
                             _table([[f"<code>{h(r['scope'])}:{int(r['line_no'])}</code>", h(r["figure"]), _link(r["url"]),
+                                     _stated_now(by_id.get(str(r.get("id")), {})),
                                      html_cmd(root_command(r)) if r.get("id") else ""]
-                                    for r in linter_rows], ["where", "figure", "root URL", "review"]), len(linter_rows)))
+                                    for r in linter_rows], ["where", "figure", "root URL", "stated now at", "review"]),
+                            len(linter_rows)))
     if candidates:
         out.append(_details("Allowlist candidates: secondary hosts that look official, cited next to a figure "
                             "(add to primary-source-allowlist.txt if they are; never done automatically)",

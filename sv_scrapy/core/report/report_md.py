@@ -24,6 +24,7 @@ from sv_scrapy.core.report.claimtext import claim_md
 from sv_scrapy.core.report.fragment import SAFE_MD_URL, md_figure_link
 from sv_scrapy.core.report.issuecut import GITHUB_ISSUE_LIMIT, Section, fit, join
 from sv_scrapy.core.report.notes import md_note
+from sv_scrapy.core.report.proposed import proposal, stated_now_md
 from sv_scrapy.core.report.reviewed import (
     group_command,
     item_command,
@@ -104,6 +105,8 @@ def claim_block(item: ClaimRecord) -> str:
         lines.append(f"  - {_hint(item)}")
     if linked_note(item):
         lines.append(f"  - {linked_note(item, md_url)}")
+    if proposal(item):
+        lines.append(f"  - stated now at: {stated_now_md(item)}")
     if then_now_md(item):
         lines.append(f"  - {then_now_md(item)}" + (f" — then: {then_excerpt_md(item)}" if then_excerpt_md(item) else ""))
     diff = item.get("change_diff") or []
@@ -149,13 +152,14 @@ def _news_sections(items: Sequence[ClaimRecord], since: str,
         if key in (VANISHED, STALE_CHANGED):
             out.append(Section([heading, ""], [claim_block(i) for i in rows], [""]))
         elif key == NEW_CLAIM:
-            out.append(_table(["where", "claim", "now", "page", "review"],
-                              [[where(i), claim_md(i, 140), _row_now(i), md_url(i["source_url"]),
+            out.append(_table(["where", "claim", "now", "page", "stated now at", "review"],
+                              [[where(i), claim_md(i, 140), _row_now(i), md_url(i["source_url"]), stated_now_md(i),
                                 md_cmd(item_command(i))] for i in rows], heading))
         else:
-            out.append(_table(["where", "claim", "now", "reason", "page", "review"],
+            out.append(_table(["where", "claim", "now", "reason", "page", "stated now at", "review"],
                               [[where(i), claim_md(i, 140), _row_now(i), md_text(reason_group(str(i.get("note", ""))), 80),
-                                md_url(i["source_url"]), md_cmd(item_command(i))] for i in rows], heading))
+                                md_url(i["source_url"]), stated_now_md(i), md_cmd(item_command(i))] for i in rows],
+                              heading))
     if expired:
         out.append(md_expired_section(expired, where))
     pending = [i for i in items if i.get("transition_pending")]
@@ -184,11 +188,11 @@ def _backlog(items: Sequence[ClaimRecord], listed: set[str], linter_rows: Sequen
                     f"_Not new this month; the first {top_n} of each list by priority (stale marker, never "
                     "verified, stamp age, statute or money). Every claim is in report.html and audit.json._", ""])]
     absent = b["tokens_absent"]
-    out.append(_table(["where", "claim", "page now says", "page read", "review"],
+    out.append(_table(["where", "claim", "page now says", "page read", "stated now at", "review"],
                       [[where(i), claim_md(i, 140), " · ".join(filter(None, [md_inline(str(i.get("page_hint") or "")),
                                                                            linked_note(i, md_url), then_now_md(i),
                                                                            md_verdict(i)])),
-                        md_url(i.get("final_url") or i["source_url"]), md_cmd(item_command(i))]
+                        md_url(i.get("final_url") or i["source_url"]), stated_now_md(i), md_cmd(item_command(i))]
                        for i in top(absent, top_n)],
                       f"### `TOKENS_ABSENT` — {len(absent)} standing"))
     changed = b["content_changed"]
@@ -215,9 +219,10 @@ def _backlog(items: Sequence[ClaimRecord], listed: set[str], linter_rows: Sequen
                                                    for i in top(scans, top_n)],
                       f"### `PDF_NO_TEXT` — {len(scans)} scanned PDF(s), need OCR or the LLM layer"))
     if linter_rows:
-        out.append(_table(["where", "figure", "root URL", "review"],
+        by_id = {str(i["id"]): i for i in items}
+        out.append(_table(["where", "figure", "root URL", "stated now at", "review"],
                           [[md_code(f"{r['scope']}:{int(r['line_no'])}"), md_text(r["figure"], 40), md_url(r["url"]),
-                            md_cmd(root_command(r)) if r.get("id") else ""]
+                            stated_now_md(by_id.get(str(r.get("id")), {})), md_cmd(root_command(r)) if r.get("id") else ""]
                            for r in linter_rows[:top_n]],
                           f"### Citation linter — {len(linter_rows)} bare-host citation(s) next to a figure"))
     candidates = doc_candidates.get("rows", [])

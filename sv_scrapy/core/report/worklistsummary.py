@@ -20,7 +20,8 @@ def worklist_stats(items: Sequence[ClaimRecord]) -> dict[str, Any]:
         "by_scope": dict(sorted(Counter(i["scope"] for i in items).items(), key=lambda kv: (-kv[1], kv[0]))),
         "tokens_absent_count": len(absent),
         "tokens_absent": [
-            {"id": i["id"], "claim": i["claim_text"][:160], "url": i["source_url"], "missing": i["missing_tokens"][:6]}
+            {"id": i["id"], "claim": i["claim_text"][:160], "url": i["source_url"], "missing": i["missing_tokens"][:6],
+             "stated_now_at": str((i.get("proposed_source") or {}).get("url") or "")}
             for i in absent
         ],
     }
@@ -48,6 +49,8 @@ def summary_lines(stats: Mapping[str, Any], path: str) -> list[str]:
             lines.append(f"  - {row['id']}  missing {_clean(missing, 60)}  {_clean(row['url'], 120)}")
             # a label first: a claim's words never start a line a CI runner could read as a command
             lines.append(f"      claim: {_clean(row['claim'], 150)}")
+            if row.get("stated_now_at"):  # found by searching the cited site: a suggestion to check
+                lines.append(f"      stated now at: {_clean(row['stated_now_at'], 150)}")
     else:
         lines.append("TOKENS_ABSENT: 0")
     return lines

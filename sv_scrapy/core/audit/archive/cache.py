@@ -30,16 +30,21 @@ def _key(*parts: str) -> str:
     return hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()
 
 
+def read_keyed(root: Path, kind: str, key: str) -> dict[str, Any] | None:
+    """``root/kind/<key>.json`` when it parses and holds ``key``; else None (absent, or to be rewritten)."""
+    try:
+        data = json.loads((root / kind / f"{key}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("key") == key else None
+
+
 class ArchiveCache:
     def __init__(self, store_root: Path) -> None:
         self.root = store_root / FOLDER
 
     def _read(self, kind: str, key: str) -> dict[str, Any] | None:
-        try:
-            data = json.loads((self.root / kind / f"{key}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        return data if isinstance(data, dict) and data.get("key") == key else None
+        return read_keyed(self.root, kind, key)
 
     def cdx(self, url: str, day: str) -> tuple[list[Capture], list[Capture]] | None:
         """The kept (before, after) CDX rows for the URL and stamp date, if any."""
