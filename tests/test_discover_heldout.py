@@ -235,10 +235,10 @@ def archive_requests(case: Case, log: list[LogEntry]) -> list[str]:
 
 
 def table(rows: list[Row]) -> str:
-    lines = [f"{'case':34} {'outcome':12} {'via':8} {'ctx':5} {'extra':>5}  proposed"]
+    lines = [f"{'case':34} {'route':8} {'outcome':12} {'via':8} {'ctx':5} {'extra':>5}  proposed"]
     for r in rows:
         p = r.proposed or {}
-        lines.append(f"{r.case.name:34} {r.outcome:12} {str(p.get('found_via', '-')):8} "
+        lines.append(f"{r.case.name:34} {r.case.via:8} {r.outcome:12} {str(p.get('found_via', '-')):8} "
                      f"{str(p.get('context_match', '-')):5} {len(r.extra):>5}  {r.url or '-'}")
     return "\n".join(lines)
 
@@ -324,7 +324,7 @@ def test_each_proposal_is_on_the_cited_site_and_states_the_figure(audit: dict[st
         assert registrable_domain(urlsplit(row.url).netloc) == registrable_domain(row.case.host), row.url
         assert p.get("found_via") in ("link", "sitemap", "search"), p
         assert row.case.figure.replace("\u00a0", " ") in str(p.get("excerpt", "")).replace("\u00a0", " "), p
-        assert str(p.get("link", "")).startswith(row.url) and "#:~:text=" in str(p.get("link")), p
+        assert str(p.get("link", "")).startswith(row.url) and ":~:text=" in str(p.get("link")), p
         assert p.get("context_match") in (True, False, None), p
     json.dumps([r.proposed for r in audit["rows"]])  # plain JSON values
 
