@@ -196,7 +196,7 @@ class Row:
 
     @property
     def url(self) -> str:
-        return (self.proposed or {}).get("url", "").split("#", 1)[0]
+        return str((self.proposed or {}).get("url") or "").split("#", 1)[0]
 
     @property
     def outcome(self) -> str:
@@ -267,12 +267,15 @@ def audit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         config = config_for(tmp, built)
         result = crawl_in_process("audit", corpus=built.corpus, config=config, output=tmp / "out",
                                   proxy_env=web.env(), extra_env={"SV_NOW": NOW}, timeout=120)
-        log = [e for e in web.log if e.method == "GET"]
+        every = list(web.log)
+    log = [e for e in every if e.method == "GET"]
     assert result.returncode == 0, result.stderr[-3000:]
     items = {i["source_url"]: i for i in result.audit()["items"]}
     rows = [Row(c, items[c.cited], extra_requests(c, built, log)) for c in built.cases]
-    print("\n" + table(rows))  # noqa: T201 - the per-case table, shown with -s or on a failure
-    yield {"web": built, "rows": rows, "log": log, "config": config, "table": table(rows)}
+    print("\n" + table(rows))  # the per-case table, shown with -s or on a failure
+    # every host asked, tunnelled (a CONNECT names host:port) or not
+    asked = {e.url.split(":")[0] if e.method == "CONNECT" else urlsplit(e.url).hostname for e in every}
+    yield {"web": built, "rows": rows, "log": log, "config": config, "table": table(rows), "asked": asked}
 
 
 def test_the_right_page_for_nine_of_the_ten_findable(audit: dict[str, Any]) -> None:
@@ -292,6 +295,11 @@ def test_no_request_to_a_disallowed_path(audit: dict[str, Any]) -> None:
     assert refused_requests(built.robots, audit["log"]) == []
     hidden = built.case("robots.txt-disallowed candidate").disallowed
     assert not [e for e in audit["log"] if e.url in hidden]
+
+
+def test_no_request_leaves_the_cited_sites_and_the_archive(audit: dict[str, Any]) -> None:
+    built: DiscoverWeb = audit["web"]
+    assert audit["asked"] - {c.host for c in built.cases} == {urlsplit(WAYBACK).hostname}
 
 
 def test_every_host_keeps_its_floor(audit: dict[str, Any]) -> None:
