@@ -52,7 +52,7 @@ class Case:
 
     name: str
     country: str  # the playbook's folder under countries/
-    line: str  # the playbook line (its link is the cited URL)
+    line: str  # the playbook lines of the claim (its link is the cited URL; a table row under its header)
     cited: str
     expected: str | None  # the page to propose; None: no page may be proposed
     figure: str  # the figure as the sites write it (on ``expected``, or on the page that must not be proposed)
@@ -362,7 +362,8 @@ def _root(web: MockWeb, built: DiscoverWeb) -> Made:
     s.sitemap("/sitemap.xml", urlset([(cited, "2026-04-01"), (s.url("/property-tax"), "2025-05-06"),
                                       (s.url("/transfer-tax"), "2025-05-06"), (target, "2026-01-20"),
                                       (s.url("/news"), "2026-04-01")]))
-    line = f"- Transfer tax on the sale of land: 2 % of the consideration ([TAJ]({cited}))"
+    line = ("| Tax | Rate | Source |\n|---|---|---|\n"  # a table row, as many playbooks write their rates
+            f"| Transfer tax on the sale of land | 2 % of the consideration | [TAJ]({cited}) |")
     return Case("root citation", "jm", line, cited, target, "2 %", "sitemap"), ""
 
 
