@@ -85,11 +85,11 @@ class LogEntry:
     @property
     def began(self) -> float:
         """When the client began this request, as near as the server can tell: a request that
-        opened a new connection began when it was accepted (the CONNECT, the TLS set-up and a
-        handler thread's start are delays on the way, not the client's pace); any other when
-        its first bytes reached this machine, by the kernel's clock — not when a handler thread
-        got round to reading them (one waiting for the GIL on a loaded machine has read a
-        request line 0.115 s after the client sent it)."""
+        opened a new connection began when it was accepted (the CONNECT and the TLS set-up are
+        delays on the way, not the client's pace); any other when its first bytes reached this
+        machine, by the kernel's clock — not when the server got round to reading them (a
+        handler waiting for the GIL on a loaded machine has read a request line 0.115 s after
+        the client sent it)."""
         return self.tunnel_t or self.arrived or self.t
 
 
