@@ -10,7 +10,7 @@ and replaces them).
 
 ``--keep DIR`` builds the parts there once and reuses them on the next call; ``--profile`` writes
 ``DIR/merge-N-monthM.prof`` (``python -m cProfile``) for each merge. Goal: ≤ 10 s wall for 20,000
-claims (issue #32). Loopback only; asserts nothing.
+claims (issue #32); ≤ 20 s and ≤ 400 MB peak RSS for 100,000 (issue #42). Loopback only; asserts nothing.
 """
 
 from __future__ import annotations
@@ -151,11 +151,19 @@ def _write(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+# runs the merge as its one child and prints that child's peak RSS (KB) last on stderr: this
+# process's own children's figure is the largest of every child it ever waited for
+_PEAK_OF_CHILD = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:]); "
+                  "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); "
+                  "sys.exit(done.returncode)")
+
+
 def time_merge(folders: list[Path], out: Path, *, corpus: Path, config: Path, now: str,
-               profile: Path | None) -> tuple[float, float]:
-    """(wall s, CPU s) of one ``scrapy merge`` subprocess."""
+               profile: Path | None) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MB) of one ``scrapy merge`` subprocess."""
     shutil.rmtree(out, ignore_errors=True)
-    launcher = [sys.executable, "-m", "cProfile", "-o", str(profile), SCRAPY] if profile else [SCRAPY]
+    launcher = [sys.executable, "-c", _PEAK_OF_CHILD]
+    launcher += [sys.executable, "-m", "cProfile", "-o", str(profile), SCRAPY] if profile else [SCRAPY]
     env = clean_env({"SV_CORPUS_ROOT": str(corpus), "SV_CONFIG_DIR": str(config), "SV_NOW": now})
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.monotonic()
@@ -166,7 +174,8 @@ def time_merge(folders: list[Path], out: Path, *, corpus: Path, config: Path, no
     if done.returncode != 0:
         print(done.stderr[-3000:])
         raise SystemExit(f"merge of {len(folders)} part(s) exited {done.returncode}")
-    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    peak_mb = int(done.stderr.strip().splitlines()[-1]) / 1024
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), peak_mb
 
 
 def main() -> int:
@@ -197,17 +206,17 @@ def main() -> int:
                     with mock.patch("os.fsync"):  # the input, not the thing measured: no need to wait for the disk
                         parts = build_split(n, folder=split, scaler=scaler, urls=urls, restored=restored)
                 profile = folder / f"merge-{n}-month{month}.prof" if args.profile else None
-                wall, cpu = time_merge(parts, split / "merged", corpus=corpus, config=folder / "template" / "config",
+                wall, cpu, peak = time_merge(parts, split / "merged", corpus=corpus, config=folder / "template" / "config",
                                        now=now, profile=profile)
                 merged = json.loads((split / "merged" / "audit" / "audit.json").read_text(encoding="utf-8"))
-                rows.append((n, month, len(merged["items"]), wall, cpu))
+                rows.append((n, month, len(merged["items"]), wall, cpu, peak))
                 restored = split / "merged" / "store"
     print(f"scrapy merge: {args.urls} claims over {args.hosts} hosts; month two's parts restore month one's "
           "merged store (parts built once, not timed)\n")
-    print("| split | month | merged claims | merge wall (s) | merge CPU (s) |")
-    print("|---:|---:|---:|---:|---:|")
-    for n, month, claims, wall, cpu in rows:
-        print(f"| {n} | {month} | {claims} | {wall:.1f} | {cpu:.1f} |")
+    print("| split | month | merged claims | merge wall (s) | merge CPU (s) | merge peak RSS (MB) |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for n, month, claims, wall, cpu, peak in rows:
+        print(f"| {n} | {month} | {claims} | {wall:.1f} | {cpu:.1f} | {peak:.0f} |")
     return 0
 
 

@@ -15,12 +15,15 @@ each, Scrapy's), so the archive's most urgent lookup still goes first on its hos
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable, Iterator, Sized
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from scrapy.pqueues import DownloaderAwarePriorityQueue
 
 if TYPE_CHECKING:
     from scrapy import Request
+    from scrapy.crawler import Crawler
 
 
 class HostTurnQueue(DownloaderAwarePriorityQueue):
@@ -75,3 +78,26 @@ class HostTurnQueue(DownloaderAwarePriorityQueue):
 
     def __len__(self) -> int:
         return self._queued
+
+
+def in_host_turns(urls: Iterable[str]) -> Iterator[str]:
+    """The URLs one host at a time, in turn (hosts in the order first cited, each host's URLs in
+    theirs): the order this queue hands them out had they all been queued at once. A spider that
+    queues a window of them at a time (``spiders.base.START_AHEAD``) keeps as many hosts busy
+    as the window holds, even where a corpus cites one host a thousand times in a row."""
+    by_host: dict[str, deque[str]] = {}
+    for url in urls:
+        by_host.setdefault(urlsplit(url).hostname or "", deque()).append(url)
+    turns = deque(by_host.values())
+    while turns:
+        waiting = turns.popleft()
+        yield waiting.popleft()
+        if waiting:
+            turns.append(waiting)
+
+
+def queued(crawler: Crawler) -> int:
+    """The requests waiting in the crawl's scheduler (0 before the engine has one)."""
+    engine = getattr(crawler, "engine", None)
+    scheduler = engine.scheduler if engine is not None else None
+    return len(scheduler) if isinstance(scheduler, Sized) else 0

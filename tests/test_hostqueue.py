@@ -10,7 +10,7 @@ from scrapy.squeues import FifoMemoryQueue
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.test import get_crawler
 
-from sv_scrapy.hostqueue import HostTurnQueue
+from sv_scrapy.hostqueue import HostTurnQueue, in_host_turns
 
 
 def queue(busy: dict[str, int] | None = None) -> HostTurnQueue:
@@ -58,3 +58,10 @@ def test_the_project_uses_it() -> None:
     from scrapy.utils.project import get_project_settings
 
     assert get_project_settings()["SCHEDULER_PRIORITY_QUEUE"] == "sv_scrapy.hostqueue.HostTurnQueue"
+
+
+def test_start_urls_come_in_host_turns() -> None:
+    urls = ["https://a.org/1", "https://a.org/2", "https://a.org/3", "https://b.org/1", "https://c.org/1",
+            "https://b.org/2"]
+    assert list(in_host_turns(urls)) == ["https://a.org/1", "https://b.org/1", "https://c.org/1",
+                                         "https://a.org/2", "https://b.org/2", "https://a.org/3"]

@@ -34,6 +34,7 @@ from sv_scrapy.core.page.text import decode_html, html_title, html_to_text
 from sv_scrapy.crawlstate import Run, attach, run_of
 from sv_scrapy.downloadermiddlewares.robotstxt import ROBOTS_NOTE
 from sv_scrapy.extensions.monitor import start_failed
+from sv_scrapy.hostqueue import in_host_turns, queued
 from sv_scrapy.items import PageItem
 from sv_scrapy.registry import setting_default
 from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, page_rules, resolve
@@ -54,6 +55,14 @@ PREFLIGHT = "_sv_preflight"
 # — so a corpus of 20,000 URLs stood the loop still for 1.8 s after the first three starts. A
 # turn every ``START_BATCH`` URLs (~5 ms of reading) lets the starts due meanwhile leave.
 START_BATCH = 50
+
+# Requests are built as the scheduler drains, not up front: the engine reads start() for as
+# long as it yields (a full downloader stops it sending, not reading), so at 100,000 URLs every
+# request, its meta and its URL's past stood in the scheduler from the first minute (1.3 GB).
+# start() keeps this many queued, in host turns (``hostqueue.in_host_turns``): far more hosts
+# than a global cap of 100 requests/s keeps busy at a host's floor, and a few MB of requests.
+START_AHEAD = 1000
+START_POLL = 0.05  # seconds between looks at the scheduler while it is full
 
 
 @dataclass(frozen=True)
@@ -225,9 +234,12 @@ class ClaimSpider(scrapy.Spider):
                                 past=response.meta.get("sv_past"))
 
     async def start(self) -> AsyncIterator[Any]:
-        for n, (url, claims) in enumerate(self.run.by_url.items(), start=1):
+        for n, url in enumerate(in_host_turns(self.run.by_url), start=1):
             if n % START_BATCH == 0:
                 await asyncio.sleep(0)
+            while queued(self.crawler) >= START_AHEAD:
+                await asyncio.sleep(START_POLL)
+            claims = self.run.claims_of(url)
             reason = refusal_reason(url, self.run.runtime.config.liveness.excluded_hosts)
             if reason:
                 self.crawler.stats.inc_value("sv/spider/excluded")

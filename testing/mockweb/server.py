@@ -4,21 +4,34 @@ A :class:`Route` says how one URL answers: status, headers, body, a delay, a bod
 slowly or far past any cap, a connection reset mid-body, gzip, a redirect, or a sequence of
 such answers for successive hits (503 then 200). Hosts without any route fail (502), so
 a test can never leak to the real internet.
+
+Every connection is served by one asyncio event loop on one thread (TLS through memory BIOs,
+reads through ``recvmsg`` for the kernel's receive time): a bench of 10,000 hosts keeps
+10,000 connections alive, and a thread for each took the machine (8,825 threads, a load over
+2,000) from the crawl it was meant to measure.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import email.utils
 import gzip
 import hashlib
+import html
+import http.client
+import io
 import socket
 import ssl
 import struct
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -72,11 +85,11 @@ class LogEntry:
     @property
     def began(self) -> float:
         """When the client began this request, as near as the server can tell: a request that
-        opened a new connection began when it was accepted (the CONNECT, the TLS set-up and a
-        handler thread's start are delays on the way, not the client's pace); any other when
-        its first bytes reached this machine, by the kernel's clock — not when a handler thread
-        got round to reading them (one waiting for the GIL on a loaded machine has read a
-        request line 0.115 s after the client sent it)."""
+        opened a new connection began when it was accepted (the CONNECT and the TLS set-up are
+        delays on the way, not the client's pace); any other when its first bytes reached this
+        machine, by the kernel's clock — not when the server got round to reading them (a
+        handler waiting for the GIL on a loaded machine has read a request line 0.115 s after
+        the client sent it)."""
         return self.tunnel_t or self.arrived or self.t
 
 
@@ -104,7 +117,9 @@ class MockWeb:
         self.log: list[LogEntry] = []
         self.hits: dict[str, int] = {}
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
+        self._served: set[str] = set()  # the hosts of the routes: asked on every CONNECT
+        self._listener: socket.socket | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._tls = server_context()
 
@@ -114,10 +129,14 @@ class MockWeb:
         host, path, query = _split(url)
         key = f"{host}{path}" + (f"?{query}" if query else "")
         self.routes[key] = route or Route(**kwargs)
+        self._served.add(host)
         return self.routes[key]
 
     def hosts(self) -> set[str]:
-        return {key.split("/", 1)[0] for key in self.routes}
+        return set(self._served)
+
+    def serves(self, host: str) -> bool:
+        return host in self._served
 
     def find(self, url: str) -> Route | None:
         host, path, query = _split(url)
@@ -128,8 +147,8 @@ class MockWeb:
     # -- lifecycle ---------------------------------------------------------------------
     @property
     def port(self) -> int:
-        assert self._server is not None
-        return int(self._server.server_address[1])
+        assert self._listener is not None
+        return int(self._listener.getsockname()[1])
 
     @property
     def proxy_url(self) -> str:
@@ -141,17 +160,62 @@ class MockWeb:
                 "HTTP_PROXY": self.proxy_url, "HTTPS_PROXY": self.proxy_url}
 
     def start(self, port: int = 0) -> MockWeb:
-        handler = type("BoundHandler", (_ProxyHandler,), {"web": self})
-        self._server = _TimedServer(("127.0.0.1", port), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="mockweb", daemon=True)
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if _STAMPED:  # the kernel stamps each received packet; accepted sockets inherit it
+            listener.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+        listener.bind(("127.0.0.1", port))
+        listener.listen(1024)
+        listener.setblocking(False)
+        self._listener = listener
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._serve, name="mockweb", daemon=True)
         self._thread.start()
         return self
 
+    def _serve(self) -> None:
+        loop = self._loop
+        assert loop is not None
+        asyncio.set_event_loop(loop)
+        try:
+            with contextlib.suppress(asyncio.CancelledError):  # stop() cancels it
+                loop.run_until_complete(self._accept_all())
+        finally:
+            loop.close()
+
+    async def _accept_all(self) -> None:
+        assert self._listener is not None
+        loop = asyncio.get_running_loop()
+        connections: set[asyncio.Task[None]] = set()
+        try:
+            while True:
+                sock, _ = await loop.sock_accept(self._listener)
+                accepted = time.time()  # before anything of it is read: the client's pace, not ours
+                sock.setblocking(False)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                task = loop.create_task(_Connection(self, sock, accepted).serve())
+                connections.add(task)
+                task.add_done_callback(connections.discard)
+        finally:
+            for task in list(connections):
+                task.cancel()
+            await asyncio.gather(*connections, return_exceptions=True)
+
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        self._loop = self._thread = None
+
+        def cancel_all() -> None:
+            for task in asyncio.all_tasks(loop):
+                task.cancel()
+
+        with contextlib.suppress(RuntimeError):  # the loop has already stopped
+            loop.call_soon_threadsafe(cancel_all)
+        thread.join(timeout=10)
+        if self._listener is not None:
+            self._listener.close()
 
     def __enter__(self) -> MockWeb:
         return self.start()
@@ -181,124 +245,234 @@ class MockWeb:
 # stamps each received packet, and the stamp comes with the bytes as a struct timespec
 _SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 _STAMPED = sys.platform == "linux"
+_ANCILLARY = socket.CMSG_SPACE(16)
+_READ = 65536
+_HEAD_LIMIT = 65536  # a request head longer than this is refused (as http.server refuses a long line)
+
+# what http.server's handler says, so a client sees the same bytes from either server
+_SERVER = f"{BaseHTTPRequestHandler.server_version} {BaseHTTPRequestHandler.sys_version}"
+_REASONS = {status.value: status.phrase for status in HTTPStatus}
 
 
-def _arrival(sock: socket.socket) -> float:
-    """The kernel's receive time of the next bytes waiting on ``sock`` (a TLS socket's raw
-    bytes), without taking them; 0.0 if the peer closed, or if no time came with them. Waits
-    for them, as the read that follows would."""
-    if not _STAMPED:
-        return 0.0
-    try:
-        data, ancillary, _, _ = socket.socket.recvmsg(sock, 1, socket.CMSG_SPACE(16), socket.MSG_PEEK)
-    except OSError:
-        return 0.0
+def _stamp(ancillary: list[tuple[int, int, bytes]]) -> float:
+    """The kernel's receive time carried with a read (0.0 if none came)."""
     for level, kind, value in ancillary:
-        if data and level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(value) >= 16:
+        if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(value) >= 16:
             seconds, nanoseconds = struct.unpack("qq", value[:16])
             return float(seconds + nanoseconds / 1e9)
     return 0.0
 
 
-class _TimedServer(ThreadingHTTPServer):
-    """Notes when each connection was accepted, before its handler thread starts, and has the
-    kernel stamp each received packet (``SO_TIMESTAMPNS``, inherited by accepted sockets)."""
-
-    accepted_at: dict[Any, float]
-
-    def server_bind(self) -> None:
-        if _STAMPED:
-            self.socket.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
-        super().server_bind()
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        if not hasattr(self, "accepted_at"):
-            self.accepted_at = {}
-        self.accepted_at[request] = time.time()
-        super().process_request(request, client_address)
+class _Closed(Exception):
+    """The peer went away, or the connection is to be closed."""
 
 
-class _ProxyHandler(BaseHTTPRequestHandler):
-    web: MockWeb
-    protocol_version = "HTTP/1.1"
-    scheme = "http"
-    tunnel_host = ""
-    tunnel_t = 0.0  # when this connection was accepted; reset once its first request is logged
+class _Connection:
+    """One client connection: requests read and answered in turn (no pipelining), through a
+    CONNECT tunnel's TLS once it is established."""
 
-    arrived = 0.0  # the kernel's receive time of the request being handled
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-        pass  # the structured log is enough
-
-    def handle_one_request(self) -> None:
-        # nothing is buffered above the socket here: a client sends its next request only
-        # after the answer to the last (no pipelining), and a TLS record is read whole
-        pending = getattr(self.connection, "pending", None)
-        self.arrived = 0.0 if pending is not None and pending() else _arrival(self.connection)
-        super().handle_one_request()
-
-    # plain proxied requests carry an absolute URL; tunnelled ones a path
-    def _url(self) -> str:
-        if self.path.startswith(("http://", "https://")):
-            return self.path
-        host = self.tunnel_host or (self.headers.get("Host") or "").split(":")[0]
-        return f"{self.scheme}://{host}{self.path}"
-
-    def do_CONNECT(self) -> None:  # noqa: N802 - stdlib naming
-        host = self.path.split(":", 1)[0].lower()
-        opened = self.server.accepted_at.pop(self.connection, None) or time.time()  # type: ignore[attr-defined]
-        opened = min(opened, self.arrived or opened)  # the accept thread may have been late too
-        self.web.record(LogEntry(time.time(), "CONNECT", self.path, self.headers.get("User-Agent", ""), {}))
-        if host not in self.web.hosts():
-            self.send_error(502, "mock web does not serve this host")
-            self.close_connection = True
-            return
-        self.send_response_only(200, "Connection established")
-        self.end_headers()
-        self.wfile.flush()
-        try:
-            tls = self.web._tls.wrap_socket(self.connection, server_side=True)
-        except (ssl.SSLError, OSError):
-            self.close_connection = True
-            return
-        inner = type("TunnelHandler", (type(self),), {"scheme": "https", "tunnel_host": host, "tunnel_t": opened})
-        try:
-            inner(tls, self.client_address, self.server)
-        except (ssl.SSLError, OSError):
-            pass
-        finally:
-            tls.close()  # wrap_socket detached the original socket: this one owns the fd
+    def __init__(self, web: MockWeb, sock: socket.socket, accepted: float) -> None:
+        self.web = web
+        self.sock = sock
+        self.loop = asyncio.get_running_loop()
+        self.tls: ssl.SSLObject | None = None
+        self._raw_in = ssl.MemoryBIO()
+        self._raw_out = ssl.MemoryBIO()
+        self.buffer = bytearray()  # bytes received (decrypted, in a tunnel) and not yet read
+        self.scheme = "http"
+        self.tunnel_host = ""
+        # when the next request began, if it is the first on this connection or tunnel: the
+        # accept (or the CONNECT); later requests began at their own first bytes
+        self.began = accepted
+        self.arrived: float | None = 0.0  # the kernel's receive time of the request's first bytes
         self.close_connection = True
 
-    def do_GET(self) -> None:  # noqa: N802
-        self._answer(send_body=True)
+    # -- bytes in and out --------------------------------------------------------------
+    async def _readable(self) -> None:
+        waiter: asyncio.Future[None] = self.loop.create_future()
+        fd = self.sock.fileno()
 
-    def do_HEAD(self) -> None:  # noqa: N802
-        self._answer(send_body=False)
+        def ready() -> None:
+            if not waiter.done():
+                waiter.set_result(None)
 
-    def _answer(self, send_body: bool) -> None:
-        url = self._url()
-        # the first request on a connection began when that connection was accepted
-        began = self.tunnel_t or self.server.accepted_at.pop(self.connection, 0.0)  # type: ignore[attr-defined]
+        self.loop.add_reader(fd, ready)
+        try:
+            await waiter
+        finally:
+            self.loop.remove_reader(fd)
+
+    async def _recv_raw(self) -> bytes:
+        while True:
+            try:
+                data, ancillary, _, _ = self.sock.recvmsg(_READ, _ANCILLARY)
+            except (BlockingIOError, InterruptedError):
+                await self._readable()
+                continue
+            if self.arrived is None and data:  # the first bytes of a request awaited
+                self.arrived = _stamp(ancillary)
+            return data
+
+    async def _fill(self) -> None:
+        """More bytes into ``buffer``; raises ``_Closed`` at the end of the stream."""
+        while True:
+            if self.tls is None:
+                data = await self._recv_raw()
+                if not data:
+                    raise _Closed
+                self.buffer += data
+                return
+            try:
+                plain = self.tls.read(_READ)
+            except ssl.SSLWantReadError:
+                data = await self._recv_raw()
+                if not data:
+                    raise _Closed from None
+                self._raw_in.write(data)
+                continue
+            except ssl.SSLError as exc:  # close_notify or a broken record
+                raise _Closed from exc
+            if not plain:
+                raise _Closed
+            self.buffer += plain
+            return
+
+    async def _flush_tls(self) -> None:
+        pending = self._raw_out.read()
+        if pending:
+            await self.loop.sock_sendall(self.sock, pending)
+
+    async def write(self, data: bytes) -> None:
+        if self.tls is None:
+            await self.loop.sock_sendall(self.sock, data)
+            return
+        view = memoryview(data)
+        while view:
+            sent = self.tls.write(view[:_READ])
+            view = view[sent:]
+            await self._flush_tls()
+
+    async def _handshake(self) -> None:
+        assert self.tls is not None
+        while True:
+            try:
+                self.tls.do_handshake()
+            except ssl.SSLWantReadError:
+                await self._flush_tls()
+                data = await self._recv_raw()
+                if not data:
+                    raise _Closed from None
+                self._raw_in.write(data)
+                continue
+            await self._flush_tls()
+            return
+
+    async def _read_head(self) -> bytes:
+        # the request's first bytes: already here (their time unknown, as http.server's), or
+        # the next read's, by the kernel's clock
+        pending = bool(self.buffer) or (self.tls is not None and (self.tls.pending() or self._raw_in.pending))
+        self.arrived = 0.0 if pending or not _STAMPED else None
+        while True:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end >= 0:
+                head = bytes(self.buffer[: end + 4])
+                del self.buffer[: end + 4]
+                return head
+            if len(self.buffer) > _HEAD_LIMIT:
+                raise _Closed
+            await self._fill()
+
+    # -- the conversation --------------------------------------------------------------
+    async def serve(self) -> None:
+        try:
+            while True:
+                await self._one_request()
+                if self.close_connection:
+                    return
+        except (_Closed, OSError, ssl.SSLError, asyncio.CancelledError):
+            pass
+        except Exception:  # a route's own code failed (a test's responder): as http.server, said and closed
+            traceback.print_exc()
+        finally:
+            with contextlib.suppress(OSError):
+                self.sock.close()
+
+    async def _one_request(self) -> None:
+        head = await self._read_head()
+        request_line, _, header_block = head.partition(b"\r\n")
+        words = request_line.decode("iso-8859-1").rstrip("\r\n").split()
+        self.close_connection = True
+        if len(words) != 3 or not words[2].startswith("HTTP/"):
+            await self._send_error(400, "Bad request syntax", "")
+            return
+        command, path, version = words
+        headers = http.client.parse_headers(io.BytesIO(header_block))
+        if version >= "HTTP/1.1":
+            self.close_connection = False
+        conntype = headers.get("Connection", "").lower()
+        if conntype == "close":
+            self.close_connection = True
+        elif conntype == "keep-alive":
+            self.close_connection = False
+        request = _Request(command, path, headers)
+        if command == "CONNECT":
+            await self._connect(request)
+        elif command in ("GET", "HEAD"):
+            await self._answer(request, send_body=command == "GET")
+        else:
+            await self._send_error(501, f"Unsupported method ({command!r})", command)
+
+    # plain proxied requests carry an absolute URL; tunnelled ones a path
+    def _url(self, request: _Request) -> str:
+        if request.path.startswith(("http://", "https://")):
+            return request.path
+        host = self.tunnel_host or (request.headers.get("Host") or "").split(":")[0]
+        return f"{self.scheme}://{host}{request.path}"
+
+    def _take_began(self) -> float:
+        """When this request began, if it is the first on its connection or tunnel (else 0)."""
+        began, self.began = self.began, 0.0
         if began and self.arrived:
-            began = min(began, self.arrived)  # the accept thread may have been late too
-        entry = LogEntry(time.time(), self.command, url, self.headers.get("User-Agent", ""), dict(self.headers.items()),
-                         tunnel_t=began, arrived=self.arrived)
-        self.tunnel_t = 0.0  # later requests on this tunnel began at their own request line
+            began = min(began, self.arrived)  # the accept may have been late too
+        return began
+
+    async def _connect(self, request: _Request) -> None:
+        host = request.path.split(":", 1)[0].lower()
+        opened = self._take_began() or time.time()
+        self.web.record(LogEntry(time.time(), "CONNECT", request.path, request.headers.get("User-Agent", ""), {}))
+        if not self.web.serves(host):
+            await self._send_error(502, "mock web does not serve this host", request.command)
+            return
+        await self.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        self.tls = self.web._tls.wrap_bio(self._raw_in, self._raw_out, server_side=True)
+        self._raw_in.write(bytes(self.buffer))  # a client that sent its hello without waiting
+        self.buffer.clear()
+        await self._handshake()
+        self.scheme, self.tunnel_host, self.began = "https", host, opened
+        self.close_connection = False
+        while not self.close_connection:  # the tunnel's requests; the connection ends with it
+            await self._one_request()
+        self.close_connection = True
+
+    async def _answer(self, request: _Request, send_body: bool) -> None:
+        url = self._url(request)
+        began = self._take_began()
+        entry = LogEntry(time.time(), request.command, url, request.headers.get("User-Agent", ""),
+                         dict(request.headers.items()), tunnel_t=began, arrived=self.arrived or 0.0)
         self.web.record(entry)
         host = _split(url)[0]
         route = self.web.find(url)
         if route is None:
-            status = 404 if host in self.web.hosts() else 502
+            status = 404 if self.web.serves(host) else 502
             entry.status = status
             body = b"not found" if status == 404 else b"mock web does not serve this host"
-            self._send(status, {"Content-Type": "text/plain"}, body, send_body)
+            await self._send(status, {"Content-Type": "text/plain"}, body, send_body)
             return
         hit = self.web.next_hit(url)
         answer = route.for_hit(hit, url)
         entry.status = answer.status if not answer.redirect else (answer.status if answer.status != 200 else 302)
         if answer.delay:
-            time.sleep(answer.delay)
+            await asyncio.sleep(answer.delay)
         headers = {"Content-Type": answer.content_type, **answer.headers}
         if answer.redirect:
             headers["Location"] = answer.redirect
@@ -306,54 +480,66 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         if answer.etag and entry.status == 200 and not answer.stream_bytes and answer.reset_after < 0:
             tag = '"' + hashlib.sha1(body).hexdigest()[:16] + '"'
             headers["ETag"] = tag
-            if self.headers.get("If-None-Match") == tag:
+            if request.headers.get("If-None-Match") == tag:
                 entry.status = 304
-                self._send(304, {"ETag": tag}, b"", send_body=False)
+                await self._send(304, {"ETag": tag}, b"", send_body=False)
                 return
         entry.size = len(body) if send_body else 0
         if answer.gzip:
             body = gzip.compress(body)
             headers["Content-Encoding"] = "gzip"
-        try:
-            if answer.stream_bytes:
-                self._stream(entry.status, headers, body, answer, send_body)
-            elif answer.reset_after >= 0:
-                self._reset(entry.status, headers, body, answer.reset_after)
-            else:
-                self._send(entry.status, headers, body, send_body, answer.chunk_delay, answer.bandwidth)
-        except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError):
-            self.close_connection = True
+        if answer.stream_bytes:
+            await self._stream(entry.status, headers, body, answer, send_body)
+        elif answer.reset_after >= 0:
+            await self._reset(entry.status, headers, body, answer.reset_after)
+        else:
+            await self._send(entry.status, headers, body, send_body, answer.chunk_delay, answer.bandwidth)
 
-    def _send(self, status: int, headers: dict[str, str], body: bytes, send_body: bool, chunk_delay: float = 0,
-              bandwidth: float = 0) -> None:
-        self.send_response(status)
+    def _head(self, status: int, headers: dict[str, str], reason: str | None = None) -> bytes:
+        """The status line, http.server's Server and Date, then ``headers``."""
+        lines = [f"HTTP/1.1 {status} {_REASONS.get(status, '') if reason is None else reason}",
+                 f"Server: {_SERVER}", f"Date: {email.utils.formatdate(time.time(), usegmt=True)}"]
         for name, value in headers.items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
+            lines.append(f"{name}: {value}")
+            if name.lower() == "connection":
+                self.close_connection = value.lower() == "close" or (value.lower() != "keep-alive"
+                                                                   and self.close_connection)
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "strict")
+
+    async def _send_error(self, status: int, message: str, command: str) -> None:
+        """As http.server's ``send_error``: a small HTML page, and the connection closes."""
+        explain = BaseHTTPRequestHandler.responses.get(status, ("", ""))[1]
+        body = (BaseHTTPRequestHandler.error_message_format % {
+            "code": status, "message": html.escape(message, quote=False), "explain": html.escape(explain, quote=False),
+        }).encode("utf-8", "replace")
+        headers = {"Connection": "close", "Content-Type": BaseHTTPRequestHandler.error_content_type,
+                   "Content-Length": str(len(body))}
+        await self.write(self._head(status, headers, message) + (body if command != "HEAD" else b""))
+        self.close_connection = True
+
+    async def _send(self, status: int, headers: dict[str, str], body: bytes, send_body: bool,
+                    chunk_delay: float = 0, bandwidth: float = 0) -> None:
+        head = self._head(status, {**headers, "Content-Length": str(len(body))})
         if not send_body:
+            await self.write(head)
             return
         if bandwidth:
+            await self.write(head)
             for i in range(0, len(body), 65536):
                 piece = body[i : i + 65536]
-                self.wfile.write(piece)
-                self.wfile.flush()
-                time.sleep(len(piece) / bandwidth)
+                await self.write(piece)
+                await asyncio.sleep(len(piece) / bandwidth)
         elif chunk_delay:
+            await self.write(head)
             for i in range(0, len(body), 1024):
-                self.wfile.write(body[i : i + 1024])
-                self.wfile.flush()
-                time.sleep(chunk_delay)
+                await self.write(body[i : i + 1024])
+                await asyncio.sleep(chunk_delay)
         else:
-            self.wfile.write(body)
+            await self.write(head + body)
 
-    def _stream(self, status: int, headers: dict[str, str], head: bytes, route: Route, send_body: bool) -> None:
+    async def _stream(self, status: int, headers: dict[str, str], head: bytes, route: Route, send_body: bool) -> None:
         """``head`` then ``stream_bytes`` of filler, chunked; stops when the client hangs up."""
-        self.send_response(status)
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+        await self.write(self._head(status, {**headers, "Transfer-Encoding": "chunked"}))
         if not send_body:
             return
         filler = b"<p>" + b"filler text " * 5000 + b"</p>\n"
@@ -363,22 +549,23 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             chunk = pieces.pop(0) if pieces else filler[: max(0, min(len(filler), route.stream_bytes - sent))]
             if not chunk:
                 break
-            self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+            await self.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
             sent += len(chunk) if chunk is not head else 0
-            if route.chunk_delay:
-                time.sleep(route.chunk_delay)
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
+            # a turn for the other connections even when the client reads as fast as this sends
+            await asyncio.sleep(route.chunk_delay)
+        await self.write(b"0\r\n\r\n")
 
-    def _reset(self, status: int, headers: dict[str, str], body: bytes, keep: int) -> None:
+    async def _reset(self, status: int, headers: dict[str, str], body: bytes, keep: int) -> None:
         """Promise the whole body, send ``keep`` bytes, then reset the TCP connection."""
-        self.send_response(status)
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(max(len(body), keep + 1000)))
-        self.end_headers()
-        self.wfile.write(body[:keep])
-        self.wfile.flush()
-        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        self.connection.close()
-        self.close_connection = True
+        head = self._head(status, {**headers, "Content-Length": str(max(len(body), keep + 1000))})
+        await self.write(head + body[:keep])
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.sock.close()
+        raise _Closed
+
+
+@dataclass(frozen=True)
+class _Request:
+    command: str
+    path: str
+    headers: Any  # an email.message.Message, as http.server's: case-insensitive, every line kept
