@@ -1,4 +1,5 @@
-"""The mock web's proxy server: plain proxied requests and CONNECT tunnels, by URL.
+"""The mock web's proxy server: plain proxied requests and CONNECT tunnels, by URL (and
+direct connections, plain or TLS, to a test that maps a name to its port).
 
 A :class:`Route` says how one URL answers: status, headers, body, a delay, a body streamed
 slowly or far past any cap, a connection reset mid-body, gzip, a redirect, or a sequence of
@@ -200,6 +201,14 @@ def _arrival(sock: socket.socket) -> float:
     return 0.0
 
 
+def _opens_tls(sock: socket.socket) -> bool:
+    """Whether the client's first byte on ``sock`` begins a TLS handshake record (waits for it)."""
+    try:
+        return sock.recv(1, socket.MSG_PEEK) == b"\x16"
+    except OSError:
+        return False
+
+
 class _TimedServer(ThreadingHTTPServer):
     """Notes when each connection was accepted, before its handler thread starts, and has the
     kernel stamp each received packet (``SO_TIMESTAMPNS``, inherited by accepted sockets)."""
@@ -226,6 +235,33 @@ class _ProxyHandler(BaseHTTPRequestHandler):
     tunnel_t = 0.0  # when this connection was accepted; reset once its first request is logged
 
     arrived = 0.0  # the kernel's receive time of the request being handled
+    unreadable = False  # a direct TLS connection whose handshake failed: nothing to serve
+
+    def setup(self) -> None:
+        # a client that speaks TLS at once (an https:// URL connected here directly, as a test's
+        # resolver maps a name to this port) is served as https, like a CONNECT tunnel's bytes
+        if self.scheme == "http" and _opens_tls(self.request):
+            accepted = self.server.accepted_at.pop(self.request, None)  # type: ignore[attr-defined]
+            try:
+                self.request = self.web._tls.wrap_socket(self.request, server_side=True)
+            except (ssl.SSLError, OSError):
+                self.unreadable = True
+            else:
+                self.scheme = "https"
+                if accepted:
+                    self.server.accepted_at[self.request] = accepted  # type: ignore[attr-defined]
+        super().setup()
+
+    def handle(self) -> None:
+        if not self.unreadable:
+            super().handle()
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            if self.scheme == "https" and not self.tunnel_host:
+                self.request.close()  # the direct TLS socket: wrapping detached the one the server closes
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # the structured log is enough
