@@ -291,13 +291,16 @@ def chromium_answering_loopback(folder: Path) -> str:
 def test_a_rendered_page_connects_only_at_checked_addresses(tmp_path: Path, webs: tuple[MockWeb, MockWeb],
                                                             loopback_only: None) -> None:
     """The browser goes through the pinned proxy: a safe name is rendered from its checked
-    (public) answer, a rebinding name is refused with its one line and never navigated, and a
-    page's own request to it is refused before any connection."""
+    (public) answer, a rebinding name is refused with its one line and never navigated, a
+    page's own request to it is aborted in the route, and a redirect Chromium follows to it
+    (never routed) is refused by the pinned proxy."""
     local, public = webs
     port = local.port
     SCRIPT.update({"rebind.test": [[PUBLIC], [LOOPBACK]], "page.test": [[PUBLIC]]})
     script = (f"fetch('http://rebind.test:{port}/rates').catch(() => null); "
+              f"fetch('http://page.test:{port}/jump').catch(() => null); "
               f"document.getElementById('app').textContent = 'Le taux est de 5,81 % depuis 2024. {'Texte. ' * 40}';")
+    public.route("http://page.test/jump", redirect=f"http://rebind.test:{port}/rates")
     public.route("http://page.test/app", body=f"<html><body><div id='app'></div><script>{script}</script></body></html>")
     urls = {"page": f"http://page.test:{port}/app", "rebind": f"http://rebind.test:{port}/rates"}
     result = audit(tmp_path, [f"- taux 5,81 % ([s]({url}))" for url in urls.values()], SV_RENDER_ENABLED=True,
@@ -307,7 +310,7 @@ def test_a_rendered_page_connects_only_at_checked_addresses(tmp_path: Path, webs
     assert not [e.url for e in local.log], "a name under test was connected on loopback by the browser"
     page = items[urls["page"]]
     assert page["fetch_status"] == "OK" and page["rendered"], page
-    assert "http://page.test/app" in [e.url for e in public.log]
+    assert {"http://page.test/app", "http://page.test/jump"} <= {e.url for e in public.log}
     assert not [e.url for e in public.log if "rebind.test" in e.url]
     rebind = items[urls["rebind"]]
     assert (rebind["fetch_status"], rebind["note"]) == ("EXCLUDED", REFUSED.format("rebind.test")), rebind
