@@ -7,9 +7,18 @@ again to connect: a name answering a public address first and ``127.0.0.1`` or
 runner's own ports. Now one object answers both: ``TWISTED_DNS_RESOLVER`` installs it on the
 reactor, where Twisted's connections (the HTTP/1.1 handler's, each redirect hop's) ask it by
 name; the guard (``downloadermiddlewares/guard.py``) and the browser's route
-(``downloadhandlers/paced.py``) ask it for a refusal. A host's lookup is kept for the run, so
+(``downloadhandlers/paced.py``) ask it for a refusal. A host's resolution is kept for the run, so
 the answer judged is the answer connected; a name with one unsafe answer is refused whole
 (``core/page/safety.py``: ``answers_reason``).
+
+A host's first resolution asks the name twice, back to back, and judges the union of both
+answers. Pinning alone makes a rebinding name harmless (it is connected at its first, checked
+face), but a name whose second answer is loopback or the metadata address is an attack on the
+runner, and a page read at its innocent first face would say OK about it. Two lookups show the
+second face of a zero-TTL name, so the attempt is refused and recorded (EXCLUDED, one line
+naming the unsafe address) instead of hidden. The cost stays small: two lookups per host per
+run, not per request; a lookup that fails ends the resolution (nothing pinned, asked again
+later), unless an answer already seen is unsafe, which is refused for the run.
 
 A configured proxy's own name (``http_proxy`` and the like) is the operator's and is resolved
 unchecked: it may well be on loopback; the targets behind it are the proxy's to resolve.
@@ -38,6 +47,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 SETTING = "TWISTED_DNS_RESOLVER"
+LOOKUPS = 2  # lookups of a host's first resolution, their answers judged together (see above)
 
 
 class UnsafeAnswer(DNSLookupError):
@@ -49,7 +59,8 @@ class UnsafeAnswer(DNSLookupError):
 
 
 class PinnedResolver:
-    """Resolves each host once for the run, refuses unsafe answers, hands out only checked ones.
+    """Resolves each host once for the run (two lookups judged together), refuses unsafe
+    answers, hands out only checked ones.
 
     *reactor* is the reactor it is installed on; *timeout* the seconds one lookup may take
     (Scrapy's ``DNS_TIMEOUT``)."""
@@ -79,8 +90,8 @@ class PinnedResolver:
 
     async def answers(self, host: str) -> tuple[str, ...]:
         """The checked addresses of ``host``; ``UnsafeAnswer`` when one answer is unsafe,
-        ``DNSLookupError`` when it does not resolve. Looked up once a run, callers at once
-        sharing the lookup."""
+        ``DNSLookupError`` when it does not resolve. Resolved once a run (``LOOKUPS`` lookups),
+        callers at once sharing that resolution."""
         host = host.lower().rstrip(".")
         if host not in self._answers:
             self._answers[host] = asyncio.ensure_future(self._checked(host))
@@ -96,15 +107,21 @@ class PinnedResolver:
             raise
 
     async def _checked(self, host: str) -> tuple[str, ...]:
-        try:
-            found = list(dict.fromkeys(await self._lookup(host)))
-        except (OSError, TimeoutError) as exc:
-            raise DNSLookupError(f"{host}: {exc or 'timed out'}") from None
-        if not found:
-            raise DNSLookupError(f"{host}: no address")
-        reason = None if host in _proxy_hosts() else answers_reason(host, found)
-        if reason:
+        unchecked = host in _proxy_hosts()
+        found: list[str] = []
+        failure = ""
+        for _ in range(1 if unchecked else LOOKUPS):  # back to back: a zero-TTL name shows its next face
+            try:
+                found += await self._lookup(host)
+            except (OSError, TimeoutError) as exc:
+                failure = f"{host}: {exc or 'timed out'}"
+                break
+        found = list(dict.fromkeys(found))
+        reason = None if unchecked else answers_reason(host, found)
+        if reason:  # refused on any face seen, even if a later lookup failed
             raise UnsafeAnswer(reason)
+        if failure or not found:  # a face unseen: nothing pinned, asked again later
+            raise DNSLookupError(failure or f"{host}: no address")
         return tuple(found)
 
     async def refusal(self, host: str) -> str | None:

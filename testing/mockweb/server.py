@@ -1,4 +1,5 @@
-"""The mock web's proxy server: plain proxied requests and CONNECT tunnels, by URL.
+"""The mock web's proxy server: plain proxied requests and CONNECT tunnels, by URL (and
+direct connections, plain or TLS, to a test that maps a name to its port).
 
 A :class:`Route` says how one URL answers: status, headers, body, a delay, a body streamed
 slowly or far past any cap, a connection reset mid-body, gzip, a redirect, or a sequence of
@@ -383,8 +384,22 @@ class _Connection:
             await self._fill()
 
     # -- the conversation --------------------------------------------------------------
+    async def _opens_tls(self) -> bool:
+        """Whether the client's first byte begins a TLS handshake record (waits for it, reads nothing)."""
+        while True:
+            try:
+                return self.sock.recv(1, socket.MSG_PEEK) == b"\x16"
+            except (BlockingIOError, InterruptedError):
+                await self._readable()
+
     async def serve(self) -> None:
         try:
+            if await self._opens_tls():
+                # a client that speaks TLS at once (an https:// URL connected here directly, as a
+                # test's resolver maps a name to this port) is served as https, like a tunnel's bytes
+                self.tls = self.web._tls.wrap_bio(self._raw_in, self._raw_out, server_side=True)
+                await self._handshake()
+                self.scheme = "https"
             while True:
                 await self._one_request()
                 if self.close_connection:
