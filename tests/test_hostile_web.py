@@ -251,12 +251,27 @@ def test_the_figure_one_click_away(run: tuple[InProcessCrawl, MockWeb], items: d
     assert items["dollar7"]["found_linked"] is None
 
 
+@pytest.fixture(scope="module")
+def extras_web(tmp_path_factory: pytest.TempPathFactory) -> MockWeb:
+    """A crawl of the frame and linked-document cases alone (the timing tests, run in make test's
+    `pacing` pass, cost this small crawl, not the module's)."""
+    tmp = tmp_path_factory.mktemp("extras")
+    lines = "\n".join(CASES[name][0].format(url=CASES[name][1]) for name in ("frame", "linked"))
+    corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": f"# Test\n\n{lines}\n"})
+    with MockWeb() as web:
+        _site(web)
+        result = crawl_in_process("worklist", corpus=corpus, config=make_config(tmp / "config", liveness=FAST_LIVENESS),
+                                  output=tmp / "out", proxy_env=web.env(), args={"sample": "1000"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    return web
+
+
 @pytest.mark.pacing  # a floor on new connections: the server's accept clock (pyproject.toml)
 @pytest.mark.parametrize("host", ["https://frames.case.gouv.fr/", "https://linked.case.gov.ph/"])
-def test_extra_requests_keep_the_host_floor(run: tuple[InProcessCrawl, MockWeb], host: str) -> None:
+def test_extra_requests_keep_the_host_floor(extras_web: MockWeb, host: str) -> None:
     """Frames and linked documents wait their turn in the paced handler: the gov floor of the test
     config (100 ms between request starts to one host) holds across page, robots.txt and extras."""
-    starts = sorted(e.began for e in run[1].requests_for(host))
+    starts = sorted(e.began for e in extras_web.requests_for(host))
     assert len(starts) >= 3
     gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
     assert min(gaps) >= 0.09, gaps
