@@ -273,7 +273,7 @@ def test_a_full_disk_stops_the_crawl_in_one_line_and_the_rerun_resumes(tmp_path:
             assert not set(refetched) & stored  # what was journalled is not fetched again
             # the undisturbed run to compare with: the floor above only paces the run that fills the disk
             fast = make_config(tmp_path / "config-fast", liveness=FAST_LIVENESS)
-            clean = crawl("audit", corpus=corpus, config=fast, output=tmp_path / "clean", proxy_env=web.env())
+            clean = crawl_in_process("audit", corpus=corpus, config=fast, output=tmp_path / "clean", proxy_env=web.env())
             assert clean.returncode == 0
         assert items(out) == items(tmp_path / "clean")
     finally:
