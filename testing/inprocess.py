@@ -83,10 +83,16 @@ class InProcessCrawl:
     stderr: str = ""
     log: list[str] = field(default_factory=list)  # "[logger] LEVEL: message", INFO and above
     stats: dict[str, Any] = field(default_factory=dict)
+    rss_before_mb: float = 0.0  # the process's resident memory when the crawl began
 
     @property
     def exit_status(self) -> int:
         return self.returncode
+
+    def peak_growth_mb(self) -> float:
+        """How far the process's resident memory rose during the crawl: the crawl's own
+        ``sv/peak_rss_mb`` (its peak, reset when the crawl began) less where it began."""
+        return float(self.stats["sv/peak_rss_mb"]) - self.rss_before_mb
 
     def worklist(self) -> dict[str, Any]:
         doc: dict[str, Any] = json.loads((self.output_dir / "worklist.json").read_text(encoding="utf-8"))
@@ -99,6 +105,18 @@ class InProcessCrawl:
         path = (report_dir or self.output_dir / "audit") / "audit.json"
         doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         return doc
+
+
+def _restart_peak_rss() -> float:
+    """Reset the process's peak resident memory (``VmHWM``) to its current size, and return
+    that size in MB, so that the crawl's ``sv/peak_rss_mb`` is its own peak, not the test
+    process's (Linux: writing 5 to ``clear_refs``)."""
+    Path("/proc/self/clear_refs").write_text("5", encoding="ascii")
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def project_settings(overrides: Mapping[str, Any]) -> Settings:
@@ -128,6 +146,7 @@ def crawl_in_process(spider: str, *, corpus: Path, config: Path, output: Path, p
     logging.root.setLevel(logging.INFO)  # as Scrapy's LOG_LEVEL would, had it configured the process's log
     refused: SvError | None = None
     crawler: Crawler | None = None
+    rss_before = _restart_peak_rss()
     try:
         with environment({**proxy_env, "SV_IGNORE_HTTPS_ERRORS": "1", **(extra_env or {})}), \
                 contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -154,4 +173,4 @@ def crawl_in_process(spider: str, *, corpus: Path, config: Path, output: Path, p
     if refused is not None:
         return InProcessCrawl(refused.exit_code, str(refused), output, out.getvalue(), stderr, lines.lines)
     stats = crawler.stats.get_stats() if crawler._stats is not None else {}
-    return InProcessCrawl(code, line, output, out.getvalue(), stderr, lines.lines, stats)
+    return InProcessCrawl(code, line, output, out.getvalue(), stderr, lines.lines, stats, rss_before)

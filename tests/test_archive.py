@@ -1,4 +1,4 @@
-"""Then and now, as run: ``scrapy crawl audit`` against the mock web and a mock Wayback Machine
+"""Then and now, as run: the audit (crawled in-process) against the mock web and a mock Wayback Machine
 served by the same loopback proxy, judged from ``audit.json`` and the mock's request log."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.pdfgen import text_pdf
 from testing.mockweb.wayback import HOST, MockCapture, MockWayback
@@ -89,8 +90,8 @@ def serve(web: MockWeb) -> MockWayback:
 
 
 def audit(tmp: Path, web: MockWeb, config: Path, out: str, now: str = NOW) -> tuple[dict[str, Any], str]:
-    result = crawl("audit", corpus=tmp / "corpus", config=config, output=tmp / out, proxy_env=web.env(),
-                   extra_env={"SV_NOW": now})
+    result = crawl_in_process("audit", corpus=tmp / "corpus", config=config, output=tmp / out, proxy_env=web.env(),
+                              extra_env={"SV_NOW": now})
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads((tmp / out / "audit" / "audit.json").read_text(encoding="utf-8")), result.stdout
 

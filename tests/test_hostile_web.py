@@ -8,7 +8,6 @@ robots.txt's stored copy needs two audits, and the code-error case a crawl of it
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -16,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.inprocess import InProcessCrawl, crawl_in_process
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.pdfgen import text_pdf
 
@@ -124,7 +124,7 @@ def _site(web: MockWeb) -> None:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlResult, MockWeb]:
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[InProcessCrawl, MockWeb]:
     tmp = tmp_path_factory.mktemp("hostile")
     lines = "\n".join(text.format(url=url) for text, url, _ in CASES.values())
     corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": f"# Test\n\n{lines}\n"})
@@ -133,14 +133,14 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlResult, MockWeb]
         _site(web)
         # a date a few seconds ahead (Scrapy's start-up may eat it: then it is a past date, also fine)
         web.route(CASES["ra_date_near"][1], limited(http_date(5), "Fee €513."))
-        result = crawl("worklist", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
-                       args={"sample": "1000", "include_secondary": "1"})
+        result = crawl_in_process("worklist", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
+                                  args={"sample": "1000", "include_secondary": "1"})
     assert result.returncode == 0, result.stderr[-3000:]
     return result, web
 
 
 @pytest.fixture(scope="module")
-def items(run: tuple[CrawlResult, MockWeb]) -> dict[str, dict[str, Any]]:
+def items(run: tuple[InProcessCrawl, MockWeb]) -> dict[str, dict[str, Any]]:
     by_line = run[0].items_by_line()
     return {name: by_line[line] for name, line in LINE.items()}
 
@@ -148,7 +148,7 @@ def items(run: tuple[CrawlResult, MockWeb]) -> dict[str, dict[str, Any]]:
 # -- robots.txt, RFC 9309 ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("case", ["robots503", "robots_reset"])
-def test_robots_unreachable_means_disallow(run: tuple[CrawlResult, MockWeb], items: dict[str, dict[str, Any]],
+def test_robots_unreachable_means_disallow(run: tuple[InProcessCrawl, MockWeb], items: dict[str, dict[str, Any]],
                                            case: str) -> None:
     got, url = items[case], CASES[case][1]
     assert (got["fetch_status"], got["prior"]) == ("ROBOTS", "SOURCE_UNAVAILABLE")
@@ -156,7 +156,7 @@ def test_robots_unreachable_means_disallow(run: tuple[CrawlResult, MockWeb], ite
     assert not run[1].requests_for(url), "the page must never be requested"
 
 
-def test_robots_503_note(items: dict[str, dict[str, Any]], run: tuple[CrawlResult, MockWeb]) -> None:
+def test_robots_503_note(items: dict[str, dict[str, Any]], run: tuple[InProcessCrawl, MockWeb]) -> None:
     assert items["robots503"]["note"] == "robots.txt unavailable (503): not fetched (RFC 9309)"
     assert "network error" in items["robots_reset"]["note"]
     # the 503 was retried like any 503 before it counted as unreachable
@@ -167,7 +167,7 @@ def test_robots_4xx_allows_all(items: dict[str, dict[str, Any]]) -> None:
     assert (items["robots404"]["fetch_status"], items["robots404"]["prior"]) == ("OK", "TOKENS_PRESENT")
 
 
-def test_robots_redirect_is_followed(items: dict[str, dict[str, Any]], run: tuple[CrawlResult, MockWeb]) -> None:
+def test_robots_redirect_is_followed(items: dict[str, dict[str, Any]], run: tuple[InProcessCrawl, MockWeb]) -> None:
     assert items["robots3xx"]["fetch_status"] == "ROBOTS"
     assert items["robots3xx"]["note"] == "robots.txt disallows this URL"
     assert run[1].requests_for("https://r3xx.case.gouv.fr/site/robots.txt")
@@ -177,14 +177,14 @@ def test_robots_redirect_is_followed(items: dict[str, dict[str, Any]], run: tupl
 # -- Retry-After in every form -------------------------------------------------------------------
 
 @pytest.mark.parametrize("case", ["ra_seconds", "ra_date_near", "ra_past", "ra_garbage"])
-def test_retry_after_waited_for(run: tuple[CrawlResult, MockWeb], items: dict[str, dict[str, Any]], case: str) -> None:
+def test_retry_after_waited_for(run: tuple[InProcessCrawl, MockWeb], items: dict[str, dict[str, Any]], case: str) -> None:
     assert (items[case]["fetch_status"], items[case]["prior"]) == ("OK", "TOKENS_PRESENT"), items[case]["note"]
     assert [e.status for e in run[1].requests_for(CASES[case][1])] == [429, 200]
 
 
 @pytest.mark.parametrize(("case", "asked"), [("ra_7200", "7200 s"), ("ra_date_far", ""),
                                              ("ra_huge", "more than 10¹² s")])
-def test_retry_after_above_the_limit_is_unavailable_at_once(run: tuple[CrawlResult, MockWeb],
+def test_retry_after_above_the_limit_is_unavailable_at_once(run: tuple[InProcessCrawl, MockWeb],
                                                             items: dict[str, dict[str, Any]], case: str,
                                                             asked: str) -> None:
     got = items[case]
@@ -201,7 +201,7 @@ def test_retry_after_7200_note(items: dict[str, dict[str, Any]]) -> None:
 
 # -- charset ------------------------------------------------------------------------------------
 
-def test_lying_charset_falls_back(items: dict[str, dict[str, Any]], run: tuple[CrawlResult, MockWeb]) -> None:
+def test_lying_charset_falls_back(items: dict[str, dict[str, Any]], run: tuple[InProcessCrawl, MockWeb]) -> None:
     from sv_scrapy.core.audit.store import ContentStore
 
     stored = ContentStore(run[0].output_dir / "store").text(CASES["lying_charset"][1])
@@ -228,7 +228,7 @@ def test_small_money_with_its_symbol_is_strong(items: dict[str, dict[str, Any]],
 
 # -- frames ---------------------------------------------------------------------------------------
 
-def test_a_frame_of_a_thin_page_is_read(run: tuple[CrawlResult, MockWeb], items: dict[str, dict[str, Any]]) -> None:
+def test_a_frame_of_a_thin_page_is_read(run: tuple[InProcessCrawl, MockWeb], items: dict[str, dict[str, Any]]) -> None:
     got = items["frame"]
     assert (got["fetch_status"], got["prior"]) == ("OK", "TOKENS_PRESENT"), got["note"]
     assert got["excerpts"][0].startswith("(frame https://frames.case.gouv.fr/frames/rates.html) ")
@@ -241,7 +241,7 @@ def test_a_frame_of_a_thin_page_is_read(run: tuple[CrawlResult, MockWeb], items:
 
 # -- one hop for the figure ------------------------------------------------------------------------
 
-def test_the_figure_one_click_away(run: tuple[CrawlResult, MockWeb], items: dict[str, dict[str, Any]]) -> None:
+def test_the_figure_one_click_away(run: tuple[InProcessCrawl, MockWeb], items: dict[str, dict[str, Any]]) -> None:
     got = items["linked"]
     assert got["prior"] == "TOKENS_ABSENT"  # the cited page does not say it
     assert got["found_linked"]["url"] == "https://linked.case.gov.ph/docs/fee-schedule-2025.pdf"
@@ -251,12 +251,27 @@ def test_the_figure_one_click_away(run: tuple[CrawlResult, MockWeb], items: dict
     assert items["dollar7"]["found_linked"] is None
 
 
+@pytest.fixture(scope="module")
+def extras_web(tmp_path_factory: pytest.TempPathFactory) -> MockWeb:
+    """A crawl of the frame and linked-document cases alone (the timing tests, run in make test's
+    `pacing` pass, cost this small crawl, not the module's)."""
+    tmp = tmp_path_factory.mktemp("extras")
+    lines = "\n".join(CASES[name][0].format(url=CASES[name][1]) for name in ("frame", "linked"))
+    corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": f"# Test\n\n{lines}\n"})
+    with MockWeb() as web:
+        _site(web)
+        result = crawl_in_process("worklist", corpus=corpus, config=make_config(tmp / "config", liveness=FAST_LIVENESS),
+                                  output=tmp / "out", proxy_env=web.env(), args={"sample": "1000"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    return web
+
+
 @pytest.mark.pacing  # a floor on new connections: the server's accept clock (pyproject.toml)
 @pytest.mark.parametrize("host", ["https://frames.case.gouv.fr/", "https://linked.case.gov.ph/"])
-def test_extra_requests_keep_the_host_floor(run: tuple[CrawlResult, MockWeb], host: str) -> None:
+def test_extra_requests_keep_the_host_floor(extras_web: MockWeb, host: str) -> None:
     """Frames and linked documents wait their turn in the paced handler: the gov floor of the test
     config (100 ms between request starts to one host) holds across page, robots.txt and extras."""
-    starts = sorted(e.began for e in run[1].requests_for(host))
+    starts = sorted(e.began for e in extras_web.requests_for(host))
     assert len(starts) >= 3
     gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
     assert min(gaps) >= 0.09, gaps
@@ -293,15 +308,12 @@ def test_not_found_in_prose_is_no_soft_404(items: dict[str, dict[str, Any]]) -> 
     assert items["dollar7"]["soft_404"] is False
 
 
-def test_every_request_left_through_the_paced_handler(run: tuple[CrawlResult, MockWeb]) -> None:
+def test_every_request_left_through_the_paced_handler(run: tuple[InProcessCrawl, MockWeb]) -> None:
     """Frames, linked documents, robots.txt, retries: each request the downloader sent took its
     turn in the paced handler (its count of starts equals Scrapy's count of requests sent)."""
-    starts = re.search(r"'sv/pacing/starts': (\d+)", run[0].stderr)
-    sent = re.search(r"'downloader/request_count': (\d+)", run[0].stderr)
-    frames, linked = (re.search(rf"'sv/{k}/requested': (\d+)", run[0].stderr) for k in ("frame", "linked"))
-    assert starts and sent and frames and linked
-    assert int(starts.group(1)) == int(sent.group(1)) > 0
-    assert int(frames.group(1)) >= 2 and int(linked.group(1)) >= 1
+    stats = run[0].stats
+    assert stats["sv/pacing/starts"] == stats["downloader/request_count"] > 0
+    assert stats["sv/frame/requested"] >= 2 and stats["sv/linked/requested"] >= 1
 
 
 # -- our own exceptions are code errors ----------------------------------------------------------
@@ -344,8 +356,8 @@ def test_stored_robots_stands_in_when_unreachable(tmp_path: Path) -> None:
     out = tmp_path / "out"
 
     def audit(web: MockWeb, now: str) -> dict[str, dict[str, Any]]:
-        result = crawl("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(),
-                       extra_env={"SV_NOW": now})
+        result = crawl_in_process("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(),
+                                  extra_env={"SV_NOW": now})
         assert result.returncode == 0, result.stderr[-2000:]
         doc = json.loads((out / "audit" / "audit.json").read_text(encoding="utf-8"))
         return {i["source_url"]: i for i in doc["items"]}

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb
 
 PAGE = """<html><head><title>Barème</title></head><body>
@@ -72,8 +73,8 @@ def items(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, Any]]
     config = make_config(tmp / "config", liveness=FAST_LIVENESS)
     with MockWeb() as web:
         web.route(URL, body=PAGE)
-        result = crawl("worklist", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
-                       args={"sample": "100"})
+        result = crawl_in_process("worklist", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
+                                  args={"sample": "100"})
         assert len(web.requests_for(URL)) == 1  # one request per distinct URL
     assert result.returncode == 0, result.stderr[-2000:]
     return result.items_by_line()

@@ -16,6 +16,7 @@ import pytest
 from sv_scrapy.core.audit.store import ContentStore, url_key
 from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.env import clean_env
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.anthropic_stub import AnthropicStub
 
@@ -70,7 +71,9 @@ def test_two_audits_at_once_one_runs_the_other_says_who_holds_the_lock(tmp_path:
     config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
     with MockWeb() as web:
         serve(web)
-        reference = crawl("audit", corpus=corpus, config=config, output=tmp_path / "ref", proxy_env=web.env())
+        # the audit to compare with, in-process: only the two at once need processes
+        reference = crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / "ref",
+                                     proxy_env=web.env())
         assert reference.returncode == 0, reference.stderr[-2000:]
         web.clear_log()
         env = env_for(web, corpus, config, tmp_path / "out")
@@ -270,7 +273,7 @@ def test_a_full_disk_stops_the_crawl_in_one_line_and_the_rerun_resumes(tmp_path:
             assert not set(refetched) & stored  # what was journalled is not fetched again
             # the undisturbed run to compare with: the floor above only paces the run that fills the disk
             fast = make_config(tmp_path / "config-fast", liveness=FAST_LIVENESS)
-            clean = crawl("audit", corpus=corpus, config=fast, output=tmp_path / "clean", proxy_env=web.env())
+            clean = crawl_in_process("audit", corpus=corpus, config=fast, output=tmp_path / "clean", proxy_env=web.env())
             assert clean.returncode == 0
         assert items(out) == items(tmp_path / "clean")
     finally:

@@ -117,7 +117,7 @@ def test_a_spend_limit_stops_the_run(tmp_path: Path, limit: str, reason: str) ->
 @pytest.mark.pacing  # a 1.5 s client timeout: every other answer must come back within it, so not under load
 def test_a_hanging_claim_is_indeterminate_timeout_and_the_rest_judged(tmp_path: Path) -> None:
     cases: Cases = {**{k: CASES[k] for k in ("xx:1:honest", "xx:15:mismatch", "xx:5:secondary")},
-                    "xx:20:hangs": ({}, {**HONEST, "hang": 6}, "INDETERMINATE")}
+                    "xx:20:hangs": ({}, {**HONEST, "hang": 3}, "INDETERMINATE")}  # twice the timeout
     out = make_workspace(tmp_path / "out", cases)
     with AnthropicStub(scripts(cases)) as stub:
         result = verify(out, stub, env=config_with(tmp_path, timeout_seconds=1.5))
