@@ -119,7 +119,9 @@ HTML = st.lists(_html_piece(), max_size=30).map("".join)
 ENCODINGS = ("utf-8", "cp1252", "latin-1", "iso-8859-2", "shift_jis", "euc-jp", "euc-kr", "gb18030", "big5", "koi8-r",
              "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-7", "cp1250", "iso-8859-7", "mac-roman", "ascii")
 DECLARED = ENCODINGS + ("", "bogus", "x-user-defined", "UTF8", "unicode-1-1-utf-8", "utf-8\x00", "\"utf-8\"", "'",
-                        "utf-8; foo", "zlib", "base64", "rot13", "idna", "punycode", "hex", "uu", "9" * 300)
+                        "utf-8; foo", "9" * 300,
+                        # names Python's codecs know that decode no text, or not with errors="replace"
+                        "zlib", "undefined", "unicode_escape", "base64", "rot13", "idna", "punycode", "hex", "uu")
 BOMS = (b"", b"", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
 CONTENT_TYPES = ("text/html", "application/xhtml+xml", "application/xml", "text/xml", "text/plain", "text/csv",
                  "application/json", "", "TEXT/HTML", "text/html;", "application/octet-stream", "image/svg+xml")
@@ -246,7 +248,9 @@ JSON_VALUES = st.recursive(
     lambda inner: st.one_of(st.lists(inner, max_size=6), st.dictionaries(NASTY_TEXT, inner, max_size=3)),
     max_leaves=30,
 )
-_CDX_ROW = st.lists(JSON_VALUES, max_size=8)
+# a timestamp is 14 digits: some of these are digits only to str.isdigit
+_TIMESTAMPS = st.text(alphabet=st.sampled_from("0123456789٠١٢٣４５⁵²"), min_size=13, max_size=15)
+_CDX_ROW = st.lists(st.one_of(_TIMESTAMPS, JSON_VALUES), max_size=8)
 _CDX_HEADS = st.one_of(
     st.just(["urlkey", "timestamp", "original", "mimetype", "statuscode", "digest", "length"]),
     st.permutations(["urlkey", "timestamp", "original", "mimetype", "statuscode", "digest", "length"]),
@@ -261,3 +265,28 @@ CDX_BODY = st.one_of(
     st.sampled_from((b"", b"[]", b"[[]]", b"null", b"\xef\xbb\xbf[]", b"[\"timestamp\"]", b"NaN", b"[1e999]",
                      b"<html>429 Too Many Requests</html>")),
 )
+
+
+# -- sitemaps (for the sitemap reader when it lands: test_sitemap.py) ------------------------------------
+
+_SITEMAP_ENTRY = st.builds(
+    lambda tag, loc, lastmod: f"<{tag}><loc>{loc}</loc><lastmod>{lastmod}</lastmod></{tag}>",
+    st.sampled_from(("url", "sitemap", "URL", "x:url")), st.one_of(_url(), NASTY_TEXT, st.sampled_from(("", "&amp;"))),
+    st.sampled_from(("2026-05-27", "2026-13-45", "", "٢٠٢٦-٠٥-٢٧", "2026-05-27T10:00:00+25:00", "yesterday")))
+
+
+def _sitemap(draw: st.DrawFn) -> bytes:
+    root = draw(st.sampled_from(("urlset", "sitemapindex", "rss", "html")))
+    ns = draw(st.sampled_from((' xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"', "", ' xmlns="urn:x"')))
+    entries = "".join(draw(st.lists(_SITEMAP_ENTRY, max_size=20)))
+    head = draw(st.sampled_from(("", "<?xml version='1.0' encoding='UTF-8'?>",
+                                 "<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]>",  # an external entity
+                                 "<!DOCTYPE x [<!ENTITY a 'aaaaaaaaaa'><!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&a;'>]>")))
+    text = f"{head}<{root}{ns}>{entries}&e;</{root}>" if "ENTITY e" in head else f"{head}<{root}{ns}>{entries}</{root}>"
+    body = _encoded(text, draw(st.sampled_from(("utf-8", "utf-16", "cp1252"))))
+    if draw(st.booleans()):
+        body = body[: draw(st.integers(0, len(body)))]
+    return body
+
+
+SITEMAP_BODY = st.composite(_sitemap)()

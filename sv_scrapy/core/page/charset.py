@@ -8,6 +8,8 @@ without a replacement character is used: the ``<meta>`` charset, then what
 ``charset-normalizer`` detects, then cp1252 (latin-1 for its five unassigned bytes). The
 record says which (``charset``, ``charset_source``), so a reviewer sees that the text was
 re-read, and the LLM layer's verbatim quotes are checked against correctly decoded text.
+A declared "charset" that is no text codec at all (``zlib``, ``base64``, ``idna``, ``undefined``:
+Python names them all codecs, and a server or a ``<meta>`` may name any) is not believed either.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def _codec(name: str | None) -> str:
 def _strict(body: bytes, encoding: str) -> str | None:
     try:
         return body.decode(encoding)
-    except (UnicodeDecodeError, LookupError):
+    except (UnicodeError, LookupError):  # idna and punycode raise UnicodeError itself; zlib, hex: LookupError
         return None
 
 
@@ -71,6 +73,18 @@ def _cp1252(body: bytes) -> str:
     return "".join(chr(b) if b in _CP1252_UNASSIGNED else bytes((b,)).decode("cp1252") for b in body)
 
 
+def _w3lib(body: bytes, content_type: str | None) -> tuple[str, str]:
+    """w3lib's pick, the header's charset first; a declared name that cannot decode text makes w3lib
+    raise, and the page is then read as if it had not declared it (the header, then the ``<meta>``)."""
+    for declared in (content_type, None):
+        try:
+            return html_to_unicode(declared, body, default_encoding="cp1252", auto_detect_fun=_auto_detect)
+        except (LookupError, UnicodeError):
+            continue
+    encoding = _auto_detect(body)
+    return encoding, _cp1252(body) if encoding == "cp1252" else body.decode(encoding)
+
+
 def decode_page(body: bytes, content_type: str | None) -> Decoded:
     """The text of an HTML or plain-text body, its encoding and where the encoding came from.
 
@@ -79,8 +93,11 @@ def decode_page(body: bytes, content_type: str | None) -> Decoded:
     ('Février: € 1.250', 'fallback:detected')
     >>> decode_page(b"<meta charset=utf-8>ok", "text/html").source
     'meta'
+    >>> d = decode_page(b"<meta charset=zlib>ok", "text/html; charset=idna")
+    >>> d.encoding, d.source
+    ('utf-8', 'default')
     """
-    encoding, text = html_to_unicode(content_type, body, default_encoding="cp1252", auto_detect_fun=_auto_detect)
+    encoding, text = _w3lib(body, content_type)
     encoding = _codec(encoding) or encoding
     if read_bom(body)[0]:
         source = "bom"
