@@ -85,7 +85,11 @@ MARKDOWN_BYTES = st.one_of(
 
 # -- HTML, XHTML, text and charsets ---------------------------------------------------------------
 
-TAGS = ("p", "div", "span", "table", "tr", "td", "th", "thead", "caption", "dl", "dt", "dd", "li", "ul", "h1", "h3",
+# links and frames as a page may write them: relative, protocol-relative, other schemes, broken
+HREFS = ("/x", "x.html", "../../../a", "//a.gov/y", "//[::1", "http://[", "#top", "?q=1", "javascript:alert(1)",
+         "mailto:a@a.gov", "data:text/html,x", "file:///etc/passwd", "https://a.gov:99999/", "http://a.gov/\x00",
+         "https://a.gov/%zz", "HTTPS://A.GOV/X", "https://ﬁ@a.gov/", " https://a.gov/ ", "")
+TAGS = ("p", "div", "frame", "frameset", "span", "table", "tr", "td", "th", "thead", "caption", "dl", "dt", "dd", "li", "ul", "h1", "h3",
         "br", "b", "a", "script", "style", "template", "noscript", "svg", "iframe", "math", "head", "body", "html",
         "footer", "aside", "meta", "title", "pre", "option", "select", "input", "img", "xmp", "plaintext", "textarea",
         "foo:bar", "x-y", "?xml", "!DOCTYPE")
@@ -98,7 +102,8 @@ ATTR_VALUES = ODD_NUMBERS + ("true", "display:none", "visibility: hidden", "hidd
 
 def _attribute() -> st.SearchStrategy[str]:
     return st.builds(lambda name, value, quote: f" {name}={quote}{value}{quote}", st.sampled_from(ATTRS),
-                     st.one_of(st.sampled_from(ATTR_VALUES), NASTY_TEXT), st.sampled_from(("\"", "'", "")))
+                     st.one_of(st.sampled_from(ATTR_VALUES), NASTY_TEXT, _url(), st.sampled_from(HREFS)),
+                     st.sampled_from(("\"", "'", "")))
 
 
 def _html_piece() -> st.SearchStrategy[str]:

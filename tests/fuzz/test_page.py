@@ -4,7 +4,9 @@ charset, declared truthfully or not.
 Documented: ``read_body`` returns a :class:`Reading` and never raises; the kind is
 ``classify``'s; HTML gives one ``LineShape`` per line of its text and never keeps the NUL the walk
 marks lines with; the charset is a Python codec named with its source; a declared charset the
-bytes do not decode in is not believed, so a U+FFFD in the text was in the page itself.
+bytes do not decode in is not believed, so a U+FFFD in the text was in the page itself. The
+page's frames and links (``core/page/outlinks.py``) are same-site http(s) URLs without a fragment;
+its title and language are one line.
 """
 
 from __future__ import annotations
@@ -12,8 +14,12 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from urllib.parse import urlsplit
+
 from sv_scrapy.core.page.charset import decode_page
+from sv_scrapy.core.page.outlinks import frame_urls, page_links, same_site
 from sv_scrapy.core.page.reader import ReadLimits, classify, read_body
+from sv_scrapy.core.page.text import html_lang, html_title
 from tests.fuzz.profiles import fuzz_settings, within
 from tests.fuzz.strategies import PAGE, known_codec
 
@@ -57,3 +63,24 @@ def test_a_replacement_character_was_in_the_page(page: tuple[bytes, str]) -> Non
         decoded = decode_page(body, ctype)
     if "\ufffd" in decoded.text:
         body.decode(decoded.encoding)  # the bytes hold it in the charset chosen: nothing was replaced
+
+
+BASE = "https://a.gov/taxes/rates"
+
+
+@fuzz_settings()
+@given(PAGE)
+@example((b'<a href="http://[x">rates</a><iframe src="//[::1"></iframe>', "text/html"))  # found: urljoin raised
+def test_links_frames_title_of_any_page(page: tuple[bytes, str]) -> None:
+    body, ctype = page
+    html = decode_page(body, ctype).text
+    with within(BOUND, "outlinks and title"):
+        frames, links = frame_urls(html, BASE), page_links(html, BASE)
+        title, lang = html_title(html), html_lang(html)
+    for url in [*frames, *(url for url, _ in links)]:
+        parts = urlsplit(url)
+        assert parts.scheme in ("http", "https") and not parts.fragment
+        assert same_site(parts.hostname or "", "a.gov")
+    assert BASE not in frames
+    assert "\n" not in title and title == title.strip()
+    assert "\n" not in lang
