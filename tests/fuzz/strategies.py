@@ -89,7 +89,8 @@ MARKDOWN_BYTES = st.one_of(
 HREFS = ("/x", "x.html", "../../../a", "//a.gov/y", "//[::1", "http://[", "#top", "?q=1", "javascript:alert(1)",
          "mailto:a@a.gov", "data:text/html,x", "file:///etc/passwd", "https://a.gov:99999/", "http://a.gov/\x00",
          "https://a.gov/%zz", "HTTPS://A.GOV/X", "https://ﬁ@a.gov/", " https://a.gov/ ", "")
-TAGS = ("p", "div", "frame", "frameset", "span", "table", "tr", "td", "th", "thead", "caption", "dl", "dt", "dd", "li", "ul", "h1", "h3",
+TAGS = ("p", "div", "frame", "frameset", "span", "table", "tr", "td", "th", "thead", "caption", "dl", "dt", "dd", "li",
+        "ul", "h1", "h3",
         "br", "b", "a", "script", "style", "template", "noscript", "svg", "iframe", "math", "head", "body", "html",
         "footer", "aside", "meta", "title", "pre", "option", "select", "input", "img", "xmp", "plaintext", "textarea",
         "foo:bar", "x-y", "?xml", "!DOCTYPE")

@@ -11,10 +11,10 @@ its title and language are one line.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from hypothesis import example, given
 from hypothesis import strategies as st
-
-from urllib.parse import urlsplit
 
 from sv_scrapy.core.page.charset import decode_page
 from sv_scrapy.core.page.outlinks import frame_urls, page_links, same_site
