@@ -52,8 +52,7 @@ def profile_name() -> str:
 def fuzz_settings(short_examples: int | None = None) -> settings:
     """The chosen profile's settings; ``short_examples`` scales the short run of a slow reader
     (the long run always makes ``LONG_EXAMPLES``)."""
-    register()
-    chosen = settings.get_profile(profile_name())
+    chosen = settings.get_profile(profile_name())  # registered by conftest.py
     if short_examples is not None and profile_name() == SHORT:
         return settings(chosen, max_examples=short_examples)
     return chosen

@@ -41,6 +41,8 @@ def _check(out: Extraction, lines: list[str]) -> None:
 @given(MARKDOWN)
 @example("[Loi](https://[::1) 5.81 %")  # found: urlsplit raised ValueError (an IPv6 bracket left open)
 @example("VAT 10 % [DGFiP](https://x.gouv.fr/a) (2026-13-45 verified)")  # found: a stamp that is no date
+@example("art. 12² [Loi](https://x.gouv.fr/a)")  # found: "12²".isdigit() is True, int("12²") raised ValueError
+@example("art. " + "9" * 5000 + " http://0")  # found: int() of a 5,000-digit statute number raised ValueError
 def test_extract_file_reads_any_playbook(markdown: str) -> None:
     lines = markdown.splitlines()
     for opts in OPTIONS:

@@ -36,6 +36,7 @@ LIMITS = ReadLimits()
 @example((b"<meta charset=utf-8>", "text/html; charset=idna"), False)  # found: UnicodeError (no "replace")
 @example((b'<p colspan="\xc2\xb2">', "text/html; charset=punycode"), False)  # found: UnicodeDecodeError
 @example((b"<meta charset=undefined>", "text/html"), False)  # the same through the <meta> charset
+@example((b"\\400", "text/html; charset=unicode_escape"), False)  # found: an escape codec (DeprecationWarning)
 def test_read_body_reads_any_page(page: tuple[bytes, str], truncated: bool) -> None:
     body, ctype = page
     with within(BOUND, "read_body"):

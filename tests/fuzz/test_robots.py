@@ -26,7 +26,8 @@ BOUND = 2.0  # s of CPU to parse one robots.txt and ask it about a handful of UR
 def _project_parser() -> type:
     settings = Settings()
     settings.setmodule("sv_scrapy.settings", priority="project")
-    return load_object(settings["ROBOTSTXT_PARSER"])  # type: ignore[no-any-return]
+    parser: type = load_object(settings["ROBOTSTXT_PARSER"])
+    return parser
 
 
 PARSER = _project_parser()
