@@ -52,9 +52,10 @@ test-fast:
 
 # the fuzzing of every reader of outside bytes (tests/fuzz, Hypothesis): 10,000 generated inputs a reader,
 # fresh ones each run, each held to its time bound; a failure is kept in _local/hypothesis and replayed
-# first next time. `make test` runs the same tests on a short, fixed set of inputs (tests/fuzz/profiles.py)
+# first next time; it prints each test's count of inputs and wall time. `make test` runs the same tests on a
+# short, fixed set of inputs (tests/fuzz/profiles.py). 2 workers, each test on either (one module is slow)
 fuzz: install
-	SV_FUZZ_PROFILE=sv-fuzz $(BIN)/python -m pytest -W error -q -n 2 --dist loadfile tests/fuzz
+	SV_FUZZ_PROFILE=sv-fuzz $(BIN)/python -m pytest -W error -q -n 2 tests/fuzz --durations=0 --hypothesis-show-statistics
 
 demo: install
 	@echo "== scrapy extract: claims of the bundled sample corpus (examples/corpus), no network"
