@@ -15,6 +15,8 @@ default, so the profile chosen here never changes another test's settings (nor t
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -64,14 +66,29 @@ class Overran(AssertionError):
 
 @contextmanager
 def within(seconds: float, what: str) -> Iterator[None]:
-    """Fail when the block takes more than ``seconds`` of this thread's CPU time.
+    """Fail when the block takes more than ``seconds`` of CPU time; stop it there if it would go on.
 
     CPU time, not the wall: the suite runs on 4 workers beside other jobs, and a loaded machine
-    stretches the wall of a correct reader, while a quadratic or backtracking one burns CPU
-    whatever the load. The readers are pure (no I/O, no sleep), so their CPU time is their cost.
+    stretches the wall of a correct reader, while a quadratic, backtracking or looping one burns CPU
+    whatever the load. The readers are pure (no I/O, no sleep), so their CPU time is their cost. A
+    profiling timer (``ITIMER_PROF``: this process's CPU) interrupts a reader that would never
+    return, at twice the bound, in the main thread where Python delivers signals.
     """
+
+    def overran(signum: int, frame: object) -> None:
+        raise Overran(f"{what}: stopped after {2 * seconds} s of CPU on one input (bound {seconds} s)")
+
+    timed = threading.current_thread() is threading.main_thread()
+    if timed:
+        previous = signal.signal(signal.SIGPROF, overran)
+        signal.setitimer(signal.ITIMER_PROF, 2 * seconds)
     start = time.thread_time()
-    yield
+    try:
+        yield
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous)
     spent = time.thread_time() - start
     if spent > seconds:
         raise Overran(f"{what}: {spent:.2f} s of CPU on one input (bound {seconds} s)")
