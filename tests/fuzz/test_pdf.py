@@ -13,8 +13,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sv_scrapy.core.page.reader import ReadLimits, pdf_method, read_body
-from tests.fuzz.profiles import fuzz_settings, within
 from testing.mockweb import pdfgen
+from tests.fuzz.profiles import fuzz_settings, within
 from tests.fuzz.strategies import PDF
 
 BOUND = 10.0  # s of CPU for one PDF of at most three pages (pdfminer, the fallback, is slow on a broken file)
