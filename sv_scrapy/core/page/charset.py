@@ -95,7 +95,7 @@ def _usable(name: str | None) -> bool:
 def _w3lib(body: bytes, content_type: str | None) -> tuple[str, str]:
     """``w3lib.encoding.html_to_unicode``'s order — a BOM, the header's charset, the ``<meta>``
     charset, then ``_auto_detect`` — where a declared name is believed only when it is
-    :func:`_usable` (w3lib raises on the others, or decodes the page in an escape codec)."""
+    ``_usable`` (w3lib raises on the others, or decodes the page in an escape codec)."""
     bom_encoding, bom = read_bom(body)
     if bom_encoding is not None and bom is not None:
         return bom_encoding, to_unicode(body[len(bom):], bom_encoding)
