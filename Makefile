@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEPS_STAMP := $(VENV)/.deps-stamp
 
-.PHONY: install system-deps lint docs test test-fast demo screenshot bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
+.PHONY: install system-deps lint docs test test-fast fuzz demo screenshot bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
 
 install: $(DEPS_STAMP) system-deps
 
@@ -49,6 +49,13 @@ test: install lint docs
 FAST_MARKERS := not subprocess and not pacing and not browser and not ocr and not scrapyd
 test-fast:
 	$(BIN)/python -m pytest -W error -q -n 4 -m "$(FAST_MARKERS)"
+
+# the fuzzing of every reader of outside bytes (tests/fuzz, Hypothesis): 10,000 generated inputs a reader,
+# fresh ones each run, each held to its time bound; a failure is kept in _local/hypothesis and replayed
+# first next time; it prints each test's count of inputs and wall time. `make test` runs the same tests on a
+# short, fixed set of inputs (tests/fuzz/profiles.py). 2 workers, each test on either (one module is slow)
+fuzz: install
+	SV_FUZZ_PROFILE=sv-fuzz $(BIN)/python -m pytest -W error -q -n 2 tests/fuzz --durations=0 --hypothesis-show-statistics
 
 demo: install
 	@echo "== scrapy extract: claims of the bundled sample corpus (examples/corpus), no network"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from sv_scrapy.core.figures.values import Value
 
@@ -58,11 +59,24 @@ class Link:
     end: int
 
 
+def _parses(url: str) -> bool:
+    """A URL ``urlsplit`` reads: ``https://[::1`` (a bracket left open) is no address, and every
+    later stage asks the URL for its host."""
+    try:
+        urlsplit(url)
+    except ValueError:
+        return False
+    return True
+
+
 def find_links(line: str) -> list[Link]:
-    """Markdown links to http(s) URLs, images excluded, trailing punctuation trimmed."""
-    return [
-        Link(m.group("text"), m.group("url").rstrip(".,;:"), m.start(), m.end()) for m in LINK_RE.finditer(line)
-    ]
+    """Markdown links to http(s) URLs that parse, images excluded, trailing punctuation trimmed.
+
+    >>> [link.url for link in find_links("[a](https://[::1) [b](https://b.gov/x).")]
+    ['https://b.gov/x']
+    """
+    found = (Link(m.group("text"), m.group("url").rstrip(".,;:"), m.start(), m.end()) for m in LINK_RE.finditer(line))
+    return [link for link in found if _parses(link.url)]
 
 
 def find_code_urls(line: str, links: Sequence[Link]) -> list[Link]:
@@ -77,9 +91,12 @@ def find_code_urls(line: str, links: Sequence[Link]) -> list[Link]:
         start, end = m.span()
         if any(link.start <= start < link.end for link in links):
             continue
+        url = m.group(0).rstrip(".,;:")
+        if not _parses(url):
+            continue
         if line[start - 1 : start] == "`" and line[end : end + 1] == "`":
             start, end = start - 1, end + 1
-        out.append(Link("", m.group(0).rstrip(".,;:"), start, end))
+        out.append(Link("", url, start, end))
     return out
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 
 _DATE = r"\d{4}-\d{2}-\d{2}"
 _KIND = r"re-verified|verified|stale-marker|stale|updated"
@@ -60,6 +61,16 @@ class Stamp:
         return {"date": self.date, "kind": self.kind, "origin": self.origin}
 
 
+def _calendar(day: str) -> bool:
+    """A stamp's date is a day of the calendar in ASCII digits (``\\d`` also matches ``٢``, and
+    "2026-13-45" fits the pattern): the audit compares it with dates, so anything else is no stamp."""
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        return False
+    return day.isascii()
+
+
 def _kind(raw: str) -> str:
     kind = raw.lower()
     return "verified" if kind == "re-verified" else kind
@@ -76,11 +87,14 @@ def parse_line_stamp(line: str, origin: str = "line") -> Stamp | None:
     '2026-06-13'
     >>> parse_line_stamp("as of 2026-05-28") is None
     True
+    >>> parse_line_stamp("rate 2% (2026-13-45 verified)") is None
+    True
     """
     found = [
         Stamp(m.group("date"), _kind(m.group("kind")), origin)
         for rx in (DATE_FIRST_RE, KEYWORD_FIRST_RE)
         for m in rx.finditer(line)
+        if _calendar(m.group("date"))
     ]
     if not found:
         return None
@@ -91,7 +105,7 @@ def parse_line_stamp(line: str, origin: str = "line") -> Stamp | None:
 def parse_file_stamp(line: str) -> Stamp | None:
     """``**Last verified**: 2026-05-27`` -> the file-level default stamp."""
     m = FILE_STAMP_RE.match(line)
-    return Stamp(m.group("date"), "verified", "file") if m else None
+    return Stamp(m.group("date"), "verified", "file") if m and _calendar(m.group("date")) else None
 
 
 def mask_stamp_dates(line: str) -> str:

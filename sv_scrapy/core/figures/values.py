@@ -337,7 +337,7 @@ def _date_value(m: re.Match[str], year: int, month: int | None, day: int | None)
 def _reads_as_year(number: str, m: re.Match[str]) -> bool:
     """Up to next year it is a year; a later one only when the line also uses it as a year
     nearby ("Climate Action Plan 2050 … before 2050" — the window keeps this linear)."""
-    if not 1800 <= int(number) <= 2100:
+    if len(number) != 4 or not 1800 <= int(number) <= 2100:  # int() refuses past 4,300 digits
         return False
     if int(number) <= _LAST_YEAR:
         return True
@@ -350,7 +350,8 @@ _HIJRI_ERA = re.compile(r"\s?(?:AH|A\.H\.|H|هـ)(?![^\W\d_])")  # the Islamic c
 
 def _hijri_year(ident: str, m: re.Match[str]) -> bool:
     """"AML Law 1439 AH": a year of the Hijri calendar names the law, as "Act 1993" does; not an id."""
-    return ident.isdigit() and 1300 <= int(ident) <= 1500 and bool(_HIJRI_ERA.match(m.string, m.end()))
+    # isdecimal, not isdigit: "art. 1²" (a footnote mark) is digits to isdigit and not to int()
+    return ident.isdecimal() and len(ident) == 4 and 1300 <= int(ident) <= 1500 and bool(_HIJRI_ERA.match(m.string, m.end()))
 
 
 def _instrument_number(m: re.Match[str]) -> bool:

@@ -52,9 +52,15 @@ def _tree(html: str) -> lxml.html.HtmlElement | None:
 
 
 def _absolute(href: str, base: str) -> str:
-    """An http(s) URL without its fragment, or ""."""
-    url = urljoin(base, href.strip())
-    parts = urlsplit(url)
+    """An http(s) URL without its fragment, or "" (also for ``http://[x``, which no parser reads).
+
+    >>> _absolute("rates.html#t", "https://a.gov/x/"), _absolute("http://[x", "https://a.gov/")
+    ('https://a.gov/x/rates.html', '')
+    """
+    try:
+        parts = urlsplit(urljoin(base, href.strip()))
+    except ValueError:  # an IPv6 bracket left open, a netloc NFKC turns into a user or port
+        return ""
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return ""
     return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", parts.query, ""))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from dataclasses import dataclass
 
 PDF_MAGIC = b"%PDF-"
@@ -55,8 +56,34 @@ def _pypdfium2(data: bytes, max_pages: int) -> PdfText:
         doc.close()
 
 
+# an object whose whole value is a reference to another: "2 0 obj 2 0 R endobj"
+_REFERENCE_ONLY = re.compile(rb"(\d+)\s+(\d+)\s+obj\s*(\d+)\s+(\d+)\s+R\s*endobj")
+
+
+def _reference_loop(data: bytes) -> bool:
+    """Objects that are references to each other in a ring: pdfminer.six resolves a reference
+    until it is none (``pdftypes.resolve1``) and never returns on such a file (found by fuzzing).
+    Loops hidden in a compressed object stream are not seen here.
+
+    >>> _reference_loop(b"1 0 obj << >> endobj 2 0 obj 3 0 R endobj 3 0 obj 2 0 R endobj")
+    True
+    """
+    points = {(a, b): (c, d) for a, b, c, d in _REFERENCE_ONLY.findall(data)}
+    for node in points:
+        seen = set()
+        while node in points:
+            if node in seen:
+                return True
+            seen.add(node)
+            node = points[node]
+    return False
+
+
 def _pdfminer(data: bytes, max_pages: int) -> PdfText:
     from pdfminer.high_level import extract_text
+
+    if _reference_loop(data):
+        raise ValueError("objects that refer to each other in a ring")
 
     for name in ("pdfminer", "pdfminer.pdfpage", "pdfminer.pdfinterp"):
         logging.getLogger(name).setLevel(logging.ERROR)  # recovery chatter on broken files

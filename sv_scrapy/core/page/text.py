@@ -118,8 +118,7 @@ class _Shapes:
                 head = rows[0]
             columns: list[str] = []
             for cell in _cells(head) if head is not None else []:
-                span = int(cell.get("colspan", "1")) if cell.get("colspan", "1").isdigit() else 1
-                columns.extend([_plain(cell)] * max(1, min(span, 50)))
+                columns.extend([_plain(cell)] * _colspan(cell.get("colspan", "1")))
             self._tables[key] = (caption, tuple(columns), head)
         return self._tables[key]
 
@@ -147,6 +146,18 @@ class _Shapes:
         if tag in ("footer", "aside") or (marks and _FOOTNOTE_RE.search(marks)):
             return LineShape("note")
         return None
+
+
+def _colspan(raw: str) -> int:
+    """The columns a header cell spans, 1 to 50: ASCII digits only ("²" is a digit to ``str.isdigit``
+    and not to ``int``; 5,000 nines are past ``int``'s digit limit).
+
+    >>> [_colspan(v) for v in ("3", "0", "²", "99999999999", "x")]
+    [3, 1, 1, 50, 1]
+    """
+    if not (raw.isascii() and raw.isdigit()):
+        return 1
+    return 50 if len(raw) > 2 else max(1, min(int(raw), 50))
 
 
 def _cells(row: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:

@@ -91,6 +91,9 @@ def parse_cdx(body: bytes | str) -> list[Capture]:
     '2026-05-15'
     >>> parse_cdx(b"")
     []
+    >>> parse_cdx(b"[" * 100_000)
+    Traceback (most recent call last):
+    sv_scrapy.core.audit.archive.cdx.CdxError: malformed CDX JSON (RecursionError)
     """
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     if not text.strip():
@@ -99,6 +102,8 @@ def parse_cdx(body: bytes | str) -> list[Capture]:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CdxError(f"malformed CDX JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # valid JSON json.loads refuses: a 5,000-digit number, deep nesting
+        raise CdxError(f"malformed CDX JSON ({type(exc).__name__})") from None
     if not isinstance(data, list) or not all(isinstance(r, list) for r in data):
         raise CdxError("malformed CDX JSON (not a table)")
     if not data:
@@ -110,7 +115,7 @@ def parse_cdx(body: bytes | str) -> list[Capture]:
     for row in data[1:]:
         rec = dict(zip(head, (str(v) for v in row), strict=False))
         stamp = rec.get("timestamp", "")
-        if len(stamp) != 14 or not stamp.isdigit() or not rec.get("original"):
+        if len(stamp) != 14 or not (stamp.isascii() and stamp.isdigit()) or not rec.get("original"):
             raise CdxError(f"malformed CDX row (timestamp {stamp[:20]!r})")
         out.append(Capture(stamp, rec["original"], rec.get("mimetype", ""), rec.get("digest", "")))
     return out
