@@ -13,6 +13,7 @@ said in a few words. Used by ``pipelines/discover.py``; no crawl needed to test 
 from __future__ import annotations
 
 import struct
+import zlib
 from dataclasses import dataclass, field
 
 import lxml.etree
@@ -42,9 +43,12 @@ def robots_sitemaps(robots_body: bytes, robots_url: str) -> list[str]:
     ['https://a.gov/sm.xml', 'https://a.gov/b.xml.gz']
     """
     out: list[str] = []
-    for url in sitemap_urls_from_robots(robots_body, base_url=robots_url):
-        if url.startswith(("https://", "http://")) and url not in out:
-            out.append(url)
+    for line in robots_body.splitlines():
+        try:  # a line at a time: one malformed URL ("http://[x") must not cost the lines after it
+            found = list(sitemap_urls_from_robots(line, base_url=robots_url))
+        except ValueError:
+            continue
+        out.extend(url for url in found if url.startswith(("https://", "http://")) and url not in out)
     return out
 
 
@@ -55,7 +59,7 @@ def read_sitemap(body: bytes, max_bytes: int = MAX_BYTES, max_urls: int = MAX_UR
             body = gunzip(body, max_size=max_bytes)
         except ValueError:  # scrapy's _DecompressionMaxSizeExceeded: a bomb stops here
             return SitemapRead(problem=f"larger than {max_bytes // (1024 * 1024)} MB uncompressed")
-        except (OSError, EOFError, struct.error):
+        except (OSError, EOFError, struct.error, zlib.error):
             return SitemapRead(problem="broken gzip")
     elif len(body) > max_bytes:
         return SitemapRead(problem=f"larger than {max_bytes // (1024 * 1024)} MB")
