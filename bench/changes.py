@@ -29,10 +29,10 @@ from urllib.parse import urlsplit
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.changedsince import check_changes  # noqa: E402
-from sv_scrapy.config import load_config  # noqa: E402
 from sv_scrapy.core.politeness import floor_seconds, policy_for  # noqa: E402
-from sv_scrapy.runtime import Runtime  # noqa: E402
+from sv_scrapy.run.changedsince import check_changes  # noqa: E402
+from sv_scrapy.run.config import load_config  # noqa: E402
+from sv_scrapy.run.runtime import Runtime  # noqa: E402
 from testing.crawl import crawl  # noqa: E402
 from testing.gitcorpus import commit, init_repo  # noqa: E402
 from testing.mockweb import MockWeb, Route  # noqa: E402

@@ -30,9 +30,9 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.config import load_config  # noqa: E402
 from sv_scrapy.core.page.pdf import _pdfminer, _pypdfium2  # noqa: E402
 from sv_scrapy.core.politeness import floor_seconds, policy_for  # noqa: E402
+from sv_scrapy.run.config import load_config  # noqa: E402
 from testing.crawl import crawl, write_corpus  # noqa: E402
 from testing.mockweb import MockWeb, Route  # noqa: E402
 from testing.mockweb.pdfgen import text_pdf  # noqa: E402

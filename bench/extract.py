@@ -29,9 +29,9 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.config import load_config  # noqa: E402
 from sv_scrapy.core.claims.claims import extract_corpus  # noqa: E402
-from sv_scrapy.runtime import Runtime  # noqa: E402
+from sv_scrapy.run.config import load_config  # noqa: E402
+from sv_scrapy.run.runtime import Runtime  # noqa: E402
 
 DEFAULT_CORPUS = PROJECT_DIR.parent / "shared" / "corpus" / "property-deep-dive"
 # the matcher before issue #12 (CLDR figures); its per-page cost is the yardstick
@@ -160,12 +160,12 @@ def replicate(corpus: Path, copies: int, into: Path) -> None:
 EXTRACT_SNIPPET = """
 import sys, time
 from pathlib import Path
-from sv_scrapy.config import load_config
+from sv_scrapy.run.config import load_config
 try:
     from sv_scrapy.core.claims.claims import extract_corpus
 except ImportError:  # a checkout from before core was grouped by stage (issue #11)
     from sv_scrapy.core.claims import extract_corpus
-from sv_scrapy.runtime import Runtime
+from sv_scrapy.run.runtime import Runtime
 corpus, big = Path(sys.argv[1]), Path(sys.argv[2])
 cfg = load_config(corpus / "config")
 opts = Runtime(config=cfg, corpus_root=big, output_dir=big / "out").extract_options()

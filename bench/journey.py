@@ -28,8 +28,8 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.config import load_config  # noqa: E402
 from sv_scrapy.core.politeness import floor_seconds, policy_for  # noqa: E402
+from sv_scrapy.run.config import load_config  # noqa: E402
 from testing.crawl import crawl, make_config  # noqa: E402
 from testing.journeyweb import build  # noqa: E402
 from testing.mockweb import MockWeb  # noqa: E402

@@ -28,7 +28,6 @@ from typing import Any
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.config import load_config  # noqa: E402
 from sv_scrapy.core.claims.claims import extract_corpus  # noqa: E402
 from sv_scrapy.core.claims.markdown import plain  # noqa: E402
 from sv_scrapy.core.page.prefilter import PrefilterSettings, prior_for_text  # noqa: E402
@@ -37,8 +36,9 @@ from sv_scrapy.llm.client import Outcome, make_client, run_sync  # noqa: E402
 from sv_scrapy.llm.cost import Usage, billed, cache_hit_share, tokens_of, total  # noqa: E402
 from sv_scrapy.llm.evidence import evidence  # noqa: E402
 from sv_scrapy.llm.prompts import Shape, build_params, estimate_input_tokens, prefix_chars  # noqa: E402
-from sv_scrapy.llm.settings import for_model  # noqa: E402
-from sv_scrapy.runtime import Runtime  # noqa: E402
+from sv_scrapy.run.config import load_config  # noqa: E402
+from sv_scrapy.run.llmconfig import for_model  # noqa: E402
+from sv_scrapy.run.runtime import Runtime  # noqa: E402
 from testing.mockweb.anthropic_stub import AnthropicStub  # noqa: E402
 
 SENTENCE = "General guidance on the procedure, the forms to file and the deadlines that apply to each case. "

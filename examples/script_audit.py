@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the project, 
 
 from sv_scrapy.core.errors import SvError  # noqa: E402
 from sv_scrapy.extensions.outcome import exit_status  # noqa: E402
-from sv_scrapy.quietlog import log_to_file  # noqa: E402
+from sv_scrapy.extensions.quietlog import log_to_file  # noqa: E402
 
 
 def main() -> int:

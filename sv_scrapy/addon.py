@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 from scrapy import signals
 
 from sv_scrapy import __version__
-from sv_scrapy.crawlstate import crawl_config, find_run
-from sv_scrapy.pinnedproxy import PinnedProxy
-from sv_scrapy.quietlog import log_to_file
-from sv_scrapy.registry import setting_default
-from sv_scrapy.render import launch_options, resolved_here
+from sv_scrapy.downloadhandlers.pinnedproxy import PinnedProxy
+from sv_scrapy.downloadhandlers.render import launch_options, resolved_here
+from sv_scrapy.extensions.quietlog import log_to_file
 from sv_scrapy.resolver import resolver_for
-from sv_scrapy.runtime import ignore_https_errors
+from sv_scrapy.run.registry import setting_default
+from sv_scrapy.run.runtime import ignore_https_errors
+from sv_scrapy.run.state import crawl_config, find_run
 
 if TYPE_CHECKING:
     from typing import Self
@@ -88,12 +88,12 @@ class SvAddon:
             network_handler = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
             derived.update({
                 "PLAYWRIGHT_BROWSER_TYPE": "chromium",
-                "PLAYWRIGHT_BROWSER_PROVIDER": "sv_scrapy.render.LazyBrowserProvider",
+                "PLAYWRIGHT_BROWSER_PROVIDER": "sv_scrapy.downloadhandlers.render.LazyBrowserProvider",
                 "PLAYWRIGHT_LAUNCH_OPTIONS": launch_options(lv.request_timeout_seconds * 2, self._pinned_proxy()),
                 "PLAYWRIGHT_MAX_CONTEXTS": 1,
                 "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": 4,
                 "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": lv.request_timeout_seconds * 1000,
-                "PLAYWRIGHT_ABORT_REQUEST": "sv_scrapy.render.abort_heavy",
+                "PLAYWRIGHT_ABORT_REQUEST": "sv_scrapy.downloadhandlers.render.abort_heavy",
             })
         paced = "sv_scrapy.downloadhandlers.paced.PacedDownloadHandler"
         derived.update({"DOWNLOAD_HANDLERS": {"http": paced, "https": paced}, "SV_NETWORK_HANDLER": network_handler})

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from scrapy.commands import ScrapyCommand
 
 from sv_scrapy.core.errors import SvError
-from sv_scrapy.runtime import Runtime, resolve
+from sv_scrapy.run.runtime import Runtime, resolve
 
 if TYPE_CHECKING:
     import argparse

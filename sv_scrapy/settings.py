@@ -1,14 +1,14 @@
 """Scrapy settings for sv_scrapy.
 
 The SV_* locations come from the environment (or ``-s NAME=VALUE``); their names, defaults and
-docs are declared in ``sv_scrapy/registry.py``. Politeness is not
+docs are declared in ``sv_scrapy/run/registry.py``. Politeness is not
 defined here: ``sv_scrapy.addon.SvAddon`` derives it from ``_url-liveness.json`` at
 start-up (user agent, robots, concurrency, floors, AutoThrottle, timeouts, retries).
 """
 
 from __future__ import annotations
 
-from sv_scrapy.registry import setting_default, setting_from_env
+from sv_scrapy.run.registry import setting_default, setting_from_env
 
 BOT_NAME = "sv_scrapy"
 SPIDER_MODULES = ["sv_scrapy.spiders"]
@@ -46,7 +46,7 @@ EXTENSIONS = {
     "sv_scrapy.extensions.gcpace.GcPaceExtension": 0,  # no full collection stops the loop mid-crawl
     "sv_scrapy.extensions.outcome.RunOutcomeExtension": 0,
     # the one reader and the one way to fetch what a page needs (frames, linked documents, the archive)
-    "sv_scrapy.journey.Journey": 0,
+    "sv_scrapy.extensions.journey.Journey": 0,
     # after the outcome: the quiet console, heartbeat, metrics.prom and the log's outcome line
     "sv_scrapy.extensions.monitor.MonitorExtension": 10,
 }
@@ -74,7 +74,7 @@ SV_JOB = ""
 REMOTE_CONTROL_ENABLED = False
 
 COOKIES_ENABLED = False  # every fetch stands alone; no session state between pages
-SCHEDULER_PRIORITY_QUEUE = "sv_scrapy.hostqueue.HostTurnQueue"  # Scrapy's downloader-aware order, in turns
+SCHEDULER_PRIORITY_QUEUE = "sv_scrapy.pqueues.HostTurnQueue"  # Scrapy's downloader-aware order, in turns
 # Scrapy re-reads a generator callback's source for each response (its cache is keyed by the bound
 # method, new with every request): a seventh of an audit's CPU at 10,000 pages. The spiders' own
 # callbacks are checked once by tests/test_spider_callbacks.py instead.

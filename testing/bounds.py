@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from sv_scrapy.config import load_config
 from sv_scrapy.core.politeness import floor_seconds, policy_for
+from sv_scrapy.run.config import load_config
 from testing.mockweb.server import LogEntry
 
 

@@ -28,9 +28,9 @@ from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.settings import Settings
 from scrapy.utils.reactor import install_reactor, is_reactor_installed
 
-from sv_scrapy.crawlstate import finish
 from sv_scrapy.extensions.outcome import exit_status
-from sv_scrapy.quietlog import ConsoleFilter
+from sv_scrapy.extensions.quietlog import ConsoleFilter
+from sv_scrapy.run.state import finish
 from testing.commands import environment
 
 REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"  # the project's TWISTED_REACTOR

@@ -133,9 +133,9 @@ def test_the_same_edit_merged_first_is_what_the_next_check_uses(tmp_path: Path, 
 
 def test_a_config_folder_beside_the_repository_is_read_as_it_is(tmp_path: Path) -> None:
     """No change of the corpus's repository can edit a config folder outside it: no warning."""
-    from sv_scrapy.baserules import base_config, edited_rules
-    from sv_scrapy.config import load_config
-    from sv_scrapy.corpusgit import resolve_revision
+    from sv_scrapy.run.baserules import base_config, edited_rules
+    from sv_scrapy.run.config import load_config
+    from sv_scrapy.run.corpusgit import resolve_revision
 
     repo = init_repo(tmp_path / "repo")
     commit(repo, {FR: playbook("2026-05-01")}, "base")
@@ -146,9 +146,9 @@ def test_a_config_folder_beside_the_repository_is_read_as_it_is(tmp_path: Path) 
 
 
 def test_rules_missing_at_the_base_are_one_line_naming_the_revision(tmp_path: Path) -> None:
-    from sv_scrapy.baserules import base_config
     from sv_scrapy.core.errors import ConfigError
-    from sv_scrapy.corpusgit import resolve_revision
+    from sv_scrapy.run.baserules import base_config
+    from sv_scrapy.run.corpusgit import resolve_revision
 
     repo = init_repo(tmp_path / "repo")
     commit(repo, {FR: playbook("2026-05-01")}, "base, without config")
@@ -161,7 +161,7 @@ def test_rules_missing_at_the_base_are_one_line_naming_the_revision(tmp_path: Pa
 def test_a_link_out_of_the_corpus_at_the_base_is_skipped_never_followed(tmp_path: Path) -> None:
     """The base's corpus is unpacked by ``git archive``: a link out of it (absolute, or climbing out)
     is skipped as the working tree's walk skips it, never followed and never a traceback."""
-    from sv_scrapy.corpusgit import corpus_at, resolve_revision
+    from sv_scrapy.run.corpusgit import corpus_at, resolve_revision
     from testing.gitcorpus import git
 
     repo = init_repo(tmp_path / "repo")

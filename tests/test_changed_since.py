@@ -270,9 +270,9 @@ def test_over_the_monthly_store_an_unchanged_page_answers_304_and_is_read_from_i
 # -- narrowing (in-process: the change set before any fetch) ----------------------------------------
 
 def test_country_and_sample_narrow_the_changed_claims_and_nothing_else(tmp_path: Path) -> None:
-    from sv_scrapy.changedsince import check_changes
-    from sv_scrapy.config import load_config
-    from sv_scrapy.runtime import Runtime
+    from sv_scrapy.run.changedsince import check_changes
+    from sv_scrapy.run.config import load_config
+    from sv_scrapy.run.runtime import Runtime
 
     repo = init_repo(tmp_path / "repo")
     commit(repo, {FR: FR_BASE, DE: de_file("2026-05-01")}, "base")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.config import load_config
 from sv_scrapy.core.claims.linter import flag_line, lint_corpus
 from sv_scrapy.core.hosts import HostRules
-from sv_scrapy.runtime import Runtime
+from sv_scrapy.run.config import load_config
+from sv_scrapy.run.runtime import Runtime
 from testing.commands import scrapy_in_process
 
 

@@ -26,7 +26,7 @@ COMMON_EXTENSIONS = [
     "sv_scrapy.extensions.progress.ProgressExtension",
     "sv_scrapy.extensions.gcpace.GcPaceExtension",
     "sv_scrapy.extensions.outcome.RunOutcomeExtension",
-    "sv_scrapy.journey.Journey",
+    "sv_scrapy.extensions.journey.Journey",
     "sv_scrapy.extensions.monitor.MonitorExtension",
 ]
 MIDDLEWARES = [

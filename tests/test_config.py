@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.config import load_config
 from sv_scrapy.core.errors import ConfigError
+from sv_scrapy.run.config import load_config
 
 from .conftest import PROJECT_DIR
 

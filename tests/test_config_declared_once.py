@@ -16,17 +16,17 @@ import pytest
 from pydantic import BaseModel
 from typing_extensions import is_typeddict  # the models' typed dicts are typing_extensions' (pydantic on 3.11)
 
-from sv_scrapy import registry
-from sv_scrapy.config import MODELS, SourceVerify, load_config
 from sv_scrapy.core.errors import ConfigError
 from sv_scrapy.core.schema import Section
+from sv_scrapy.run import registry
+from sv_scrapy.run.config import MODELS, SourceVerify, load_config
 
 from .conftest import PROJECT_DIR
 from .test_config import edit
 
 PACKAGE = PROJECT_DIR / "sv_scrapy"
 # the modules that declare and load the config files' models
-LOADERS = [PACKAGE / "config.py", PACKAGE / "llm" / "settings.py", PACKAGE / "core" / "schema.py"]
+LOADERS = [PACKAGE / "run" / "config.py", PACKAGE / "run" / "llmconfig.py", PACKAGE / "core" / "schema.py"]
 # the core's own views built from several sections (their fields are the core's, named where it reads
 # them): the pacer's politeness policy and the primary-source rule. Nothing else may copy a key.
 CORE_VIEWS = {"Liveness", "HostRules"}

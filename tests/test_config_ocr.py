@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.config import load_config
 from sv_scrapy.core.errors import ConfigError
 from sv_scrapy.core.page.ocr import DEFAULT_LANGUAGES
+from sv_scrapy.run.config import load_config
 
 from .conftest import PROJECT_DIR
 

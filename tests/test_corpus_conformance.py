@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.config import load_config
 from sv_scrapy.core.claims.claims import Extraction, ExtractOptions, extract_corpus
+from sv_scrapy.run.config import load_config
 
 EXPECTED_PRIMARY = {"hk": 40, "sa": 24, "ad": 15, "ky": 11, "kr": 6, "bs": 4, "fr": 3, "ae": 1}
 

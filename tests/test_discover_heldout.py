@@ -24,14 +24,14 @@ import pytest
 from protego import Protego
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from sv_scrapy.config import load_config
 from sv_scrapy.core.claims.claims import extract_corpus
 from sv_scrapy.core.errors import ConfigError
 from sv_scrapy.core.hosts import registrable_domain
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT, TOKENS_PRESENT, PrefilterSettings, prior_for_text
 from sv_scrapy.core.page.text import html_to_text
 from sv_scrapy.core.politeness import floor_seconds, policy_for
-from sv_scrapy.runtime import Runtime
+from sv_scrapy.run.config import load_config
+from sv_scrapy.run.runtime import Runtime
 from testing.crawl import FAST_LIVENESS, make_config
 from testing.discoverweb import BIG_SITEMAP_URLS, Case, DiscoverWeb, build
 from testing.inprocess import crawl_in_process

@@ -43,7 +43,7 @@ def items(out: Path) -> list[dict[str, Any]]:
 def test_a_log_file_on_a_full_disk_goes_quiet_instead_of_printing_tracebacks(capsys: pytest.CaptureFixture[str]) -> None:
     import logging
 
-    from sv_scrapy.quietlog import guard_log_files
+    from sv_scrapy.extensions.quietlog import guard_log_files
 
     handler = logging.FileHandler("/dev/full")  # every write: ENOSPC
     logging.root.addHandler(handler)

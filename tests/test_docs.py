@@ -73,7 +73,7 @@ def test_every_command_option_and_spider_argument_is_listed() -> None:
 
 
 PLANTS = {
-    "registry entry": ("from sv_scrapy import registry as r\n"
+    "registry entry": ("from sv_scrapy.run import registry as r\n"
                        "e = r.Entry('SV_PLANTED', r.ENV, 'string', '', '')\n"
                        "r.ENTRIES = (*r.ENTRIES, e); r.BY_SOURCE[r.ENV] = (*r.BY_SOURCE[r.ENV], e)\n",
                        "undocumented registry entry SV_PLANTED"),

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy.config import load_config
 from sv_scrapy.core.claims.claims import extract_corpus
-from sv_scrapy.runtime import Runtime
+from sv_scrapy.run.config import load_config
+from sv_scrapy.run.runtime import Runtime
 
 LABELS = Path(__file__).resolve().parents[1].parent / "shared" / "labels" / "extraction-slice.jsonl"
 EXHAUSTIVE = {"hk", "ky", "kr"}  # the labels README: "Exhaustive: hk, ky, kr"

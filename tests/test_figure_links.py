@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.render import CHROMIUM_FLAGS, chromium_path
+from sv_scrapy.downloadhandlers.render import CHROMIUM_FLAGS, chromium_path
 from testing.crawl import FAST_ANY_HOST, crawl, crawl_demo, make_config, write_corpus
 from testing.mockweb import MockWeb
 

@@ -403,12 +403,12 @@ def test_stored_robots_stands_in_when_unreachable(tmp_path: Path) -> None:
 def test_linked_config_keys(tmp_path: Path) -> None:
     import asyncio
 
-    from sv_scrapy.config import load_config
     from sv_scrapy.core.errors import ConfigError
     from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome
     from sv_scrapy.core.page.reader import Reading
     from sv_scrapy.items import PageItem
     from sv_scrapy.pipelines.outlinks import LinkedPipeline
+    from sv_scrapy.run.config import load_config
 
     assert (load_config(make_config(tmp_path / "default")).linked.enabled,
             load_config(make_config(tmp_path / "default2")).linked.max_per_page) == (True, 2)

@@ -1,4 +1,4 @@
-"""The scheduler's queue (sv_scrapy/hostqueue.py): Scrapy's downloader-aware choice, in turns."""
+"""The scheduler's queue (sv_scrapy/pqueues.py): Scrapy's downloader-aware choice, in turns."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from scrapy.squeues import FifoMemoryQueue
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.test import get_crawler
 
-from sv_scrapy.hostqueue import HostTurnQueue, in_host_turns
+from sv_scrapy.pqueues import HostTurnQueue, in_host_turns
 
 
 def queue(busy: dict[str, int] | None = None) -> HostTurnQueue:
@@ -57,7 +57,7 @@ def test_a_hosts_own_requests_keep_their_priority() -> None:
 def test_the_project_uses_it() -> None:
     from scrapy.utils.project import get_project_settings
 
-    assert get_project_settings()["SCHEDULER_PRIORITY_QUEUE"] == "sv_scrapy.hostqueue.HostTurnQueue"
+    assert get_project_settings()["SCHEDULER_PRIORITY_QUEUE"] == "sv_scrapy.pqueues.HostTurnQueue"
 
 
 def test_start_urls_come_in_host_turns() -> None:

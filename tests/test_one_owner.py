@@ -54,8 +54,8 @@ def calls_of(path: Path, names: set[str]) -> list[int]:
 
 def test_one_road_to_the_config() -> None:
     # a run loads the typed Config once, through runtime.config_of (its components take the run's,
-    # crawlstate.config_of; the pull-request check's base rules through runtime.config_in); nothing
+    # run.state.config_of; the pull-request check's base rules through runtime.config_in); nothing
     # else reads the config files
     readers = {str(p.relative_to(PACKAGE)): calls_of(p, {"load_config", "load_cached"})
                for p in sorted(PACKAGE.rglob("*.py"))}
-    assert {name: lines for name, lines in readers.items() if lines}.keys() == {"runtime.py"}, readers
+    assert {name: lines for name, lines in readers.items() if lines}.keys() == {"run/runtime.py"}, readers

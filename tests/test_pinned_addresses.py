@@ -24,7 +24,7 @@ import pytest
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.address import IPv4Address
 
-from sv_scrapy.render import chromium_path
+from sv_scrapy.downloadhandlers.render import chromium_path
 from sv_scrapy.resolver import PinnedResolver
 from testing.crawl import FAST_LIVENESS, make_config, write_corpus
 from testing.inprocess import crawl_in_process, reactor_thread
@@ -325,7 +325,7 @@ def test_the_pinned_proxy_tunnels_only_to_checked_addresses(webs: tuple[MockWeb,
     answers as the public site would."""
     from twisted.internet.threads import blockingCallFromThread
 
-    from sv_scrapy.pinnedproxy import PinnedProxy
+    from sv_scrapy.downloadhandlers.pinnedproxy import PinnedProxy
 
     local, public = webs
     SCRIPT.update({"rebind.test": [[PUBLIC], [LOOPBACK]], "both.test": [[PUBLIC, LOOPBACK]],

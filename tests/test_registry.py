@@ -1,4 +1,4 @@
-"""One registry of knobs (sv_scrapy/registry.py): no environment variable is read outside it, and every
+"""One registry of knobs (sv_scrapy/run/registry.py): no environment variable is read outside it, and every
 setting the package reads is declared in it (the config files' keys are their models', see
 tests/test_config_declared_once.py)."""
 
@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from sv_scrapy import registry
-from sv_scrapy.config import load_config
 from sv_scrapy.core.errors import ConfigError
+from sv_scrapy.run import registry
+from sv_scrapy.run.config import load_config
 
 PACKAGE = Path(__file__).resolve().parents[1] / "sv_scrapy"
 # the two modules that may touch os.environ: the registry, and the pure core's reader below it
-READERS = {"registry.py", "core/environment.py"}
+READERS = {"run/registry.py", "core/environment.py"}
 SETTING_READ = re.compile(r"""settings(?:\.get\w*\(|\[)\s*["']([A-Z][A-Z0-9_]+)["']""")
 
 

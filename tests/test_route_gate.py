@@ -15,10 +15,10 @@ from scrapy.settings import Settings
 from scrapy.signalmanager import SignalManager
 from scrapy.statscollectors import MemoryStatsCollector
 
-from sv_scrapy.config import load_config
 from sv_scrapy.core.politeness import HostFloors, Pacer
 from sv_scrapy.downloadhandlers.paced import PacedDownloadHandler
-from sv_scrapy.runtime import PROJECT_DIR
+from sv_scrapy.run.config import load_config
+from sv_scrapy.run.runtime import PROJECT_DIR
 
 from .test_pinned_addresses import LOOPBACK, PUBLIC, SCRIPT, ScriptedResolver, fresh_dns  # noqa: F401 - a fixture
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gzip
 
-from sv_scrapy.sitemaps import MAX_URLS, read_sitemap, robots_sitemaps
+from sv_scrapy.pipelines.sitemaps import MAX_URLS, read_sitemap, robots_sitemaps
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.render import chromium_path
+from sv_scrapy.downloadhandlers.render import chromium_path
 from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
 

@@ -17,8 +17,8 @@ import pytest
 from scrapy.utils.test import get_crawler
 
 from sv_scrapy.core.audit.store import ContentStore
-from sv_scrapy.crawlstate import Run, attach
-from sv_scrapy.runtime import PROJECT_DIR, resolve
+from sv_scrapy.run.runtime import PROJECT_DIR, resolve
+from sv_scrapy.run.state import Run, attach
 from sv_scrapy.spiders.audit import AuditSpider
 from sv_scrapy.spiders.base import START_AHEAD
 

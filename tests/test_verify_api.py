@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from sv_scrapy.commands.verify import Command
-from sv_scrapy.config import load_config
 from sv_scrapy.core.clock import clock_from
+from sv_scrapy.run.config import load_config
 from testing.mockweb.anthropic_stub import AnthropicStub
 from testing.mockweb.pdfgen import scanned_pdf
 
@@ -274,7 +274,7 @@ def test_some_calls_failing_is_a_partial_report_exit_0(tmp_path: Path) -> None:
 
 def test_llm_keys_are_optional_and_checked(tmp_path: Path) -> None:
     from sv_scrapy.core.errors import ConfigError
-    from sv_scrapy.llm.settings import llm_settings
+    from sv_scrapy.run.llmconfig import llm_settings
 
     defaults = llm_settings({})
     assert (defaults.thinking, defaults.max_tokens, defaults.batch_max_requests,

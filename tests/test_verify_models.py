@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.config import load_config
 from sv_scrapy.llm.cost import Usage, billed, call_cost
+from sv_scrapy.run.config import load_config
 from testing.mockweb.anthropic_rules import MODELS
 from testing.mockweb.anthropic_stub import AnthropicStub
 

@@ -22,7 +22,7 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 if str(PROJECT_DIR) not in sys.path:  # run as a script: the package beside this folder
     sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.render import CHROMIUM_FLAGS  # noqa: E402
+from sv_scrapy.downloadhandlers.render import CHROMIUM_FLAGS  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's wrapper
 DEMO_REPORT = PROJECT_DIR / "_local" / "demo" / "source-verify" / "audit" / "report.html"

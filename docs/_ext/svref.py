@@ -1,7 +1,7 @@
 """The reference pages' tables, generated from the code at build time (one directive each).
 
 Each directive reads the one place the code declares a thing (the commands' own option parsers,
-the spiders' ``ARGUMENTS``, ``sv_scrapy.registry``, the config files' models, ``ClaimRecord``'s annotated lines,
+the spiders' ``ARGUMENTS``, ``sv_scrapy.run.registry``, the config files' models, ``ClaimRecord``'s annotated lines,
 ``core/errors.py``, the metrics writer, the status tuples) and warns about any entry that has no
 doc, so ``sphinx-build -W`` fails on an undocumented one. ``reference_names`` lists every name the
 built reference must show (tests/test_docs.py checks the HTML against it).
@@ -112,7 +112,7 @@ def metric_names() -> list[tuple[str, str]]:
 
 
 def config_files() -> list[str]:
-    from sv_scrapy.config import MODELS
+    from sv_scrapy.run.config import MODELS
 
     return list(MODELS)
 
@@ -150,7 +150,7 @@ def kind_of(schema: dict[str, Any], defs: dict[str, Any]) -> str:
 def config_keys(file: str) -> list[tuple[str, str, str, str]]:
     """(dotted key, type, default, doc) of every key of one config file, from its model's JSON schema;
     a section's keys one by one, any other object as one key."""
-    from sv_scrapy.config import MODELS
+    from sv_scrapy.run.config import MODELS
 
     top = MODELS[file].model_json_schema(by_alias=True)
     defs = top.get("$defs", {})
@@ -174,7 +174,7 @@ def config_keys(file: str) -> list[tuple[str, str, str, str]]:
 
 def reference_names() -> dict[str, list[str]]:
     """Every name the built reference must show, by kind (the drift test's list)."""
-    from sv_scrapy import registry
+    from sv_scrapy.run import registry
 
     return {
         "options": sorted({s for name, cmd in project_commands().items()
@@ -304,13 +304,13 @@ class SpiderArguments(_Directive):
 
 
 class Registry(_Directive):
-    """One table of ``sv_scrapy.registry``: the entries of one source."""
+    """One table of ``sv_scrapy.run.registry``: the entries of one source."""
 
     required_arguments = 1
     final_argument_whitespace = True
 
     def run(self) -> list[nodes.Node]:
-        from sv_scrapy import registry
+        from sv_scrapy.run import registry
 
         source = self.arguments[0]
         if source not in registry.SOURCES:
@@ -326,7 +326,7 @@ class Registry(_Directive):
 
 
 class ConfigKeys(_Directive):
-    """One config file's keys, from its model (``sv_scrapy.config.MODELS``)."""
+    """One config file's keys, from its model (``sv_scrapy.run.config.MODELS``)."""
 
     required_arguments = 1
 

@@ -23,7 +23,7 @@ from scrapy.spiderloader import get_spider_loader
 from sv_scrapy.core.errors import SvError
 from sv_scrapy.extensions.monitor import record_outcome, start_failed
 from sv_scrapy.extensions.outcome import exit_status, judged
-from sv_scrapy.quietlog import add_console, is_quiet, log_to_file
+from sv_scrapy.extensions.quietlog import add_console, is_quiet, log_to_file
 from sv_scrapy.spiders.base import PREFLIGHT, ClaimSpider, Preflight, job_of
 
 if TYPE_CHECKING:

@@ -32,14 +32,14 @@ from sv_scrapy.core.report.outputs import write_documents
 from sv_scrapy.core.report.sourcelinks import resolve_links
 from sv_scrapy.ops.heartbeat import Heartbeat
 from sv_scrapy.ops.monitor import AuditMonitor
-from sv_scrapy.registry import LINK_VARIABLES, env, env_values
+from sv_scrapy.run.registry import LINK_VARIABLES, env, env_values
 from sv_scrapy.spiders.audit import AuditSpider
 
 if TYPE_CHECKING:
     import argparse
 
     from sv_scrapy.core.audit.merge import Judgement, PartFolder
-    from sv_scrapy.runtime import Runtime
+    from sv_scrapy.run.runtime import Runtime
 
 
 class Command(SvCommand):

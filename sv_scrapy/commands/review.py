@@ -33,7 +33,7 @@ from sv_scrapy.llm.jobs import load_items
 if TYPE_CHECKING:
     import argparse
 
-    from sv_scrapy.runtime import Runtime
+    from sv_scrapy.run.runtime import Runtime
 
 
 def parse_findings(raw: str) -> tuple[str, ...]:

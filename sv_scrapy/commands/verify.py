@@ -39,10 +39,10 @@ from sv_scrapy.llm.jobs import Plan, load_items, parse_only, plan_jobs, proposed
 from sv_scrapy.llm.models import ModelShape, output_budget, request_shape, retrieve
 from sv_scrapy.llm.prompts import Shape, estimate_input_tokens, prefix_chars
 from sv_scrapy.llm.report import render_verify_markdown
-from sv_scrapy.llm.settings import for_model, model_entry
 from sv_scrapy.llm.thenevidence import then_excerpt
-from sv_scrapy.registry import env
-from sv_scrapy.runtime import Runtime
+from sv_scrapy.run.llmconfig import for_model, model_entry
+from sv_scrapy.run.registry import env
+from sv_scrapy.run.runtime import Runtime
 
 if TYPE_CHECKING:
     import argparse

@@ -1,4 +1,4 @@
-"""The process environment, read here only: ``sv_scrapy.registry.env`` checks a variable is
+"""The process environment, read here only: ``sv_scrapy.run.registry.env`` checks a variable is
 declared before it asks, and the core's few readers name declared ones (tests/test_registry.py)."""
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.httpobj import urlparse_cached
 
 from sv_scrapy.core.page.safety import refusal_reason
-from sv_scrapy.crawlstate import crawl_config
 from sv_scrapy.resolver import PinnedResolver, resolver_for
+from sv_scrapy.run.state import crawl_config
 
 if TYPE_CHECKING:
     from typing import Self

@@ -17,8 +17,8 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from sv_scrapy.core.policy import Liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, backoff_seconds, parse_retry_after
-from sv_scrapy.crawlstate import crawl_config
 from sv_scrapy.downloadhandlers.paced import HOLD_HOST, NOT_BEFORE
+from sv_scrapy.run.state import crawl_config
 
 RETRY_AFTER_REFUSED = "sv_retry_after_refused"  # meta: the Retry-After (seconds) not waited for
 

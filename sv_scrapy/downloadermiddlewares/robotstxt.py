@@ -20,9 +20,9 @@ from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler
 from twisted.internet.defer import Deferred
 
-from sv_scrapy.codeerror import is_code_error, report_code_error
 from sv_scrapy.core.page.robotsrule import RobotsReading, reading_for, unreachable
-from sv_scrapy.crawlstate import find_run
+from sv_scrapy.extensions.codeerror import is_code_error, report_code_error
+from sv_scrapy.run.state import find_run
 
 if TYPE_CHECKING:
     from scrapy import Spider

@@ -38,10 +38,10 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from sv_scrapy import signals as sv_signals
 from sv_scrapy.core.audit.parts import part_of, shared_liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, HostFloors, Pacer, parse_retry_after
-from sv_scrapy.crawlstate import crawl_config, find_run
-from sv_scrapy.registry import setting_default
-from sv_scrapy.render import resolved_here
+from sv_scrapy.downloadhandlers.render import resolved_here
 from sv_scrapy.resolver import resolver_for
+from sv_scrapy.run.registry import setting_default
+from sv_scrapy.run.state import crawl_config, find_run
 
 if TYPE_CHECKING:
     from typing import Self

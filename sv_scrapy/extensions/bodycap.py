@@ -16,7 +16,7 @@ from scrapy.exceptions import StopDownload
 from scrapy.utils.httpobj import urlparse_cached
 
 from sv_scrapy.core.page.pdf import PDF_MAGIC
-from sv_scrapy.crawlstate import crawl_config
+from sv_scrapy.run.state import crawl_config
 
 if TYPE_CHECKING:
     from typing import Self

@@ -21,12 +21,12 @@ from scrapy.exceptions import NotConfigured
 
 from sv_scrapy.core.atomic import append_lines
 from sv_scrapy.core.errors import FindingsInChange, LockHeld, OutputError, SvError
-from sv_scrapy.crawlstate import find_run, finish
 from sv_scrapy.extensions.outcome import record_exit, run_failure
+from sv_scrapy.extensions.quietlog import add_console, guard_log_files, is_quiet
 from sv_scrapy.ops.heartbeat import Heartbeat
 from sv_scrapy.ops.monitor import AuditMonitor, healthcheck_url
-from sv_scrapy.quietlog import add_console, guard_log_files, is_quiet
-from sv_scrapy.runtime import new_clock
+from sv_scrapy.run.runtime import new_clock
+from sv_scrapy.run.state import find_run, finish
 
 if TYPE_CHECKING:
     from typing import Self

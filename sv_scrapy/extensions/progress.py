@@ -9,8 +9,8 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import AsyncioLoopingCall, create_looping_call
 
-from sv_scrapy.crawlstate import find_run
-from sv_scrapy.registry import setting_default
+from sv_scrapy.run.registry import setting_default
+from sv_scrapy.run.state import find_run
 
 if TYPE_CHECKING:
     from typing import Self

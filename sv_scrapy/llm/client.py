@@ -40,7 +40,7 @@ from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.llm.cost import Usage, call_cost
 from sv_scrapy.llm.prompts import count_params, with_changes
 from sv_scrapy.llm.schema import TOOL_NAME
-from sv_scrapy.registry import env
+from sv_scrapy.run.registry import env
 
 # Outcome.kind: why there is no answer
 API = "api"  # no verdict for an API reason (unreachable, auth, quota, overloaded, expired): the run may exit 1

@@ -14,7 +14,7 @@ from sv_scrapy.core.audit.metrics import RunMetrics, last_success, prometheus_te
 from sv_scrapy.core.clock import Clock
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.ops.heartbeat import Heartbeat
-from sv_scrapy.registry import env
+from sv_scrapy.run.registry import env
 
 METRICS_FILE = "metrics.prom"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sv_scrapy.core.audit.storeformat import survey
 from sv_scrapy.core.errors import SvError
-from sv_scrapy.runtime import new_clock
+from sv_scrapy.run.runtime import new_clock
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,7 @@ def require_job(crawler: Crawler, job: str | tuple[str, ...]) -> None:
 
 class JobPipeline:
     """A pipeline of one job (``job``, matched against ``SV_JOB``) built from the crawler alone;
-    the crawl's state it reads is the crawler's ``Run`` (``sv_scrapy.crawlstate.run_of``)."""
+    the crawl's state it reads is the crawler's ``Run`` (``sv_scrapy.run.state.run_of``)."""
 
     job: str | tuple[str, ...] = ""
 

@@ -47,11 +47,11 @@ from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome, body_to_read, f
 from sv_scrapy.core.page.reader import Reading
 from sv_scrapy.core.page.text import content_hash
 from sv_scrapy.core.report.auditdoc import priority
-from sv_scrapy.crawlstate import crawl_config, run_of
+from sv_scrapy.extensions.journey import Fetch, Journey, journey_of
 from sv_scrapy.extensions.outcome import stop_for_output
-from sv_scrapy.journey import Fetch, Journey, journey_of
 from sv_scrapy.pipelines import JobPipeline
-from sv_scrapy.runtime import page_rules
+from sv_scrapy.run.runtime import page_rules
+from sv_scrapy.run.state import crawl_config, run_of
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -22,13 +22,13 @@ from sv_scrapy.core.report.sourcelinks import corpus_commit, resolve_links
 from sv_scrapy.extensions.outcome import run_failure
 from sv_scrapy.pipelines.archive import archive_inputs
 from sv_scrapy.pipelines.export import ExportPipeline
-from sv_scrapy.registry import LINK_VARIABLES, env, env_values
+from sv_scrapy.run.registry import LINK_VARIABLES, env, env_values
 
 if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
 
-    from sv_scrapy.crawlstate import Run
+    from sv_scrapy.run.state import Run
 
 logger = logging.getLogger(__name__)
 

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 from sv_scrapy.core.atomic import append_lines, write_json, write_text
 from sv_scrapy.core.report import prcheck
 from sv_scrapy.core.report.worklistsummary import worklist_stats
-from sv_scrapy.registry import env
+from sv_scrapy.run.registry import env
 
 FAILING_WORKLIST = "changes-failing.json"
 
 if TYPE_CHECKING:
-    from sv_scrapy.changedsince import ChangeCheck
     from sv_scrapy.core.claims.record import ClaimRecord
-    from sv_scrapy.crawlstate import Run
+    from sv_scrapy.run.changedsince import ChangeCheck
+    from sv_scrapy.run.state import Run
 
 
 def export_changes(run: Run, check: ChangeCheck, records: list[ClaimRecord], failure: str) -> None:

@@ -3,7 +3,7 @@ same site that does (``core.audit.discover``), proposed on the record as ``propo
 
 Asked in order, until a candidate states the figure in the claim's context: the cited page's own links
 (kept by ``LinksPipeline``), the site's sitemaps (robots.txt's ``Sitemap:`` lines, else
-``/sitemap.xml``; indexes and gzip followed: ``sv_scrapy.sitemaps``), the site's own search where
+``/sitemap.xml``; indexes and gzip followed: ``sv_scrapy.pipelines.sitemaps``), the site's own search where
 ``discover.search`` names one. Every request goes through the page journey (``journey``: robots.txt,
 the target guard, retries and ``Retry-After``, the paced handler's floors) and every candidate is read
 by the one reader; a robots-disallowed candidate is never asked for. A site's sitemaps and search
@@ -46,22 +46,22 @@ from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.context import in_claims_language
 from sv_scrapy.core.page.outlinks import page_links
 from sv_scrapy.core.page.text import decode_body, html_title
-from sv_scrapy.crawlstate import crawl_config, find_run
 from sv_scrapy.downloadermiddlewares.robotstxt import SvRobotsTxtMiddleware
+from sv_scrapy.extensions.journey import journey_of
 from sv_scrapy.extensions.outcome import stop_for_output
-from sv_scrapy.journey import journey_of
 from sv_scrapy.pipelines.archive import ArchivePipeline
 from sv_scrapy.pipelines.outlinks import LinkedPipeline
-from sv_scrapy.runtime import page_rules
-from sv_scrapy.sitemaps import MAX_BYTES, read_sitemap, robots_sitemaps
+from sv_scrapy.pipelines.sitemaps import MAX_BYTES, read_sitemap, robots_sitemaps
+from sv_scrapy.run.runtime import page_rules
+from sv_scrapy.run.state import crawl_config, find_run
 
 if TYPE_CHECKING:
     from typing import Self
 
     from scrapy.crawler import Crawler
 
-    from sv_scrapy.config import Config
     from sv_scrapy.core.claims.record import ClaimRecord
+    from sv_scrapy.run.config import Config
 
 _T = TypeVar("_T")
 PURPOSE = "discover"

@@ -14,10 +14,10 @@ from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.pagerecord import unfetched_record
 from sv_scrapy.core.report.worklistsummary import summary_lines, worklist_stats
-from sv_scrapy.crawlstate import Run, run_of
 from sv_scrapy.extensions.outcome import record_failure, run_failure
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.pipelines.changes import export_changes
+from sv_scrapy.run.state import Run, run_of
 
 if TYPE_CHECKING:
 

@@ -31,19 +31,19 @@ from sv_scrapy.core.page.outlinks import (
 )
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT
 from sv_scrapy.core.page.text import decode_body
-from sv_scrapy.crawlstate import crawl_config, find_run
+from sv_scrapy.extensions.journey import journey_of
 from sv_scrapy.extensions.outcome import stop_for_output
-from sv_scrapy.journey import journey_of
-from sv_scrapy.runtime import page_rules
+from sv_scrapy.run.runtime import page_rules
+from sv_scrapy.run.state import crawl_config, find_run
 
 if TYPE_CHECKING:
     from typing import Self
 
     from scrapy.crawler import Crawler
 
-    from sv_scrapy.config import Config
     from sv_scrapy.core.audit.past import PagePast
     from sv_scrapy.core.claims.record import ClaimRecord
+    from sv_scrapy.run.config import Config
 
 async def fetch_text(crawler: Crawler, url: str, purpose: str) -> str | None:
     """The text of ``url`` read by the one reader (HTML, plain text, a PDF's text layer or its

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 
 from sv_scrapy.core.audit.past import PagePast
-from sv_scrapy.journey import journey_of
+from sv_scrapy.extensions.journey import journey_of
 
 if TYPE_CHECKING:
     from typing import Self

@@ -9,8 +9,8 @@ from itemadapter import ItemAdapter
 
 from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.page.pagerecord import page_records
-from sv_scrapy.crawlstate import crawl_config, run_of
-from sv_scrapy.runtime import page_rules
+from sv_scrapy.run.runtime import page_rules
+from sv_scrapy.run.state import crawl_config, run_of
 
 if TYPE_CHECKING:
     from typing import Self

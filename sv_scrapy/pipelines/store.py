@@ -21,10 +21,10 @@ from scrapy.exceptions import DropItem
 from sv_scrapy.core.audit.journal import next_entry
 from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.errors import OutputError
-from sv_scrapy.crawlstate import run_of
 from sv_scrapy.extensions.outcome import output_stopped, stop_for_output
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.pipelines.hashes import keeps_pdf_bytes
+from sv_scrapy.run.state import run_of
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -26,10 +26,10 @@ from sv_scrapy.core.audit.past import PagePast, load_past
 from sv_scrapy.core.claims.candidates import allowlist_candidates
 from sv_scrapy.core.claims.linter import lint_corpus
 from sv_scrapy.core.page.pagerecord import Fetched
-from sv_scrapy.crawlstate import Run
 from sv_scrapy.items import PageItem
-from sv_scrapy.registry import env
-from sv_scrapy.runtime import PROJECT_DIR, Runtime
+from sv_scrapy.run.registry import env
+from sv_scrapy.run.runtime import PROJECT_DIR, Runtime
+from sv_scrapy.run.state import Run
 from sv_scrapy.spiders.base import ClaimSpider, Preflight
 
 

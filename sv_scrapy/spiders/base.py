@@ -18,8 +18,6 @@ from urllib.parse import urlsplit
 
 import scrapy
 
-from sv_scrapy.answers import HANDLED_STATUSES, describe_failure, failed_request
-from sv_scrapy.codeerror import is_code_error, report_code_error
 from sv_scrapy.core.atomic import check_writable
 from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.audit.runlock import RunLock, acquire
@@ -31,13 +29,15 @@ from sv_scrapy.core.page.pagerecord import Fetched, body_to_read
 from sv_scrapy.core.page.safety import host_listed, refusal_reason
 from sv_scrapy.core.page.shell import shell_markers, shell_signs
 from sv_scrapy.core.page.text import decode_html, html_title, html_to_text
-from sv_scrapy.crawlstate import Run, attach, run_of
 from sv_scrapy.downloadermiddlewares.robotstxt import ROBOTS_NOTE
+from sv_scrapy.extensions.answers import HANDLED_STATUSES, describe_failure, failed_request
+from sv_scrapy.extensions.codeerror import is_code_error, report_code_error
 from sv_scrapy.extensions.monitor import start_failed
-from sv_scrapy.hostqueue import in_host_turns, queued
 from sv_scrapy.items import PageItem
-from sv_scrapy.registry import setting_default
-from sv_scrapy.runtime import Runtime, check_settings, ignore_https_errors, page_rules, resolve
+from sv_scrapy.pqueues import in_host_turns, queued
+from sv_scrapy.run.registry import setting_default
+from sv_scrapy.run.runtime import Runtime, check_settings, ignore_https_errors, page_rules, resolve
+from sv_scrapy.run.state import Run, attach, run_of
 
 if TYPE_CHECKING:
     from typing import Self
@@ -117,7 +117,7 @@ class ClaimSpider(scrapy.Spider):
         except BaseException:
             found.lock.release()  # no crawl: nothing of it will write
             raise
-        run.lock = found.lock  # the run holds it from here (crawlstate.finish lets it go)
+        run.lock = found.lock  # the run holds it from here (run.state.finish lets it go)
         attach(crawler, run)
         return spider
 

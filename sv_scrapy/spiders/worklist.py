@@ -9,16 +9,16 @@ from typing import Any
 
 import scrapy
 
-from sv_scrapy.changedsince import base_runtime, check_changes
 from sv_scrapy.core.args import parse_bool, parse_date, parse_int
 from sv_scrapy.core.atomic import append_lines
 from sv_scrapy.core.audit.past import PagePast, load_past
 from sv_scrapy.core.claims.sampling import select_sample
 from sv_scrapy.core.errors import ArgumentError
-from sv_scrapy.corpusgit import resolve_revision
-from sv_scrapy.crawlstate import Run
-from sv_scrapy.registry import env
-from sv_scrapy.runtime import Runtime
+from sv_scrapy.run.changedsince import base_runtime, check_changes
+from sv_scrapy.run.corpusgit import resolve_revision
+from sv_scrapy.run.registry import env
+from sv_scrapy.run.runtime import Runtime
+from sv_scrapy.run.state import Run
 from sv_scrapy.spiders.base import ClaimSpider, Preflight
 
 
@@ -70,7 +70,7 @@ class WorklistSpider(ClaimSpider):
     @classmethod
     def judged_by(cls, rt: Runtime, params: Mapping[str, Any]) -> Runtime:
         # the pull-request check: a change never supplies the rules it is judged by (the config
-        # folder at REF: extraction, politeness and exclusions; sv_scrapy.baserules)
+        # folder at REF: extraction, politeness and exclusions; sv_scrapy.run.baserules)
         return rt if params["changed_since"] is None else base_runtime(rt, params["changed_since"])
 
     def open_run(self, found: Preflight) -> Run:

@@ -180,9 +180,9 @@ SHARED_CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 def _slice_lines() -> list[tuple[str, Claim]]:
     if not (SHARED_CORPUS / "config").is_dir():
         return []
-    from sv_scrapy.config import load_config  # the config loader reads files: only with the slice
     from sv_scrapy.core.claims.claims import extract_corpus
-    from sv_scrapy.runtime import Runtime
+    from sv_scrapy.run.config import load_config  # the config loader reads files: only with the slice
+    from sv_scrapy.run.runtime import Runtime
 
     cfg = load_config(SHARED_CORPUS / "config")
     opts = Runtime(config=cfg, corpus_root=SHARED_CORPUS, output_dir=SHARED_CORPUS).extract_options()

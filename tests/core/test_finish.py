@@ -9,14 +9,14 @@ from typing import Any
 from sv_scrapy.core.claims.claims import extract_corpus
 from sv_scrapy.core.report.finish import OUTPUT_COUNTS, AuditInputs, finish_audit
 from sv_scrapy.core.report.sourcelinks import SourceLinks
-from sv_scrapy.runtime import Runtime
+from sv_scrapy.run.runtime import Runtime
 from testing.crawl import make_config, write_corpus
 
 NOW = "2027-02-01T03:17:00+00:00"
 
 
 def inputs(tmp_path: Path, **given: Any) -> AuditInputs:
-    from sv_scrapy.config import load_config
+    from sv_scrapy.run.config import load_config
 
     corpus = write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": (
         "# Tax\n- DMTO 5.81 % ([a](https://a.finish.gouv.fr/dmto))\n- fee €150 ([b](https://b.finish.gouv.fr/fee))\n")})

@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from sv_scrapy.config import load_config
 from sv_scrapy.core.policy import HostPolicy
 from sv_scrapy.core.politeness import HostFloors, Pacer
-from sv_scrapy.runtime import PROJECT_DIR
+from sv_scrapy.run.config import load_config
+from sv_scrapy.run.runtime import PROJECT_DIR
 
 
 def pacer(min_gap: float = 0.0) -> Pacer:

@@ -156,8 +156,8 @@ def test_where_links_to_the_line_in_both_reports() -> None:
 
 
 def test_report_config_is_optional_and_checked(tmp_path: Path) -> None:
-    from sv_scrapy.config import load_config
     from sv_scrapy.core.errors import ConfigError
+    from sv_scrapy.run.config import load_config
     from testing.crawl import make_config
 
     assert load_config(make_config(tmp_path / "plain")).report.source_url_template == ""

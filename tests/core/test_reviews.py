@@ -93,7 +93,7 @@ def test_reviewed_and_orphaned_sections_are_collapsed_in_both_reports() -> None:
 
 
 def test_verify_reports_folder_from_config_is_relative_to_it(tmp_path: Path) -> None:
-    from sv_scrapy.config import load_config
+    from sv_scrapy.run.config import load_config
     from testing.crawl import make_config
 
     config = make_config(tmp_path / "config", source_verify={"report": {"verify_reports": "../reports"}})

@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sv_scrapy.config import load_config
 from sv_scrapy.core.page.fetchstatus import challenge_reason, status_outcome
 from sv_scrapy.core.page.safety import host_listed, unsafe_target_reason
 from sv_scrapy.core.policy import HostPolicy
 from sv_scrapy.core.politeness import backoff_seconds, floor_seconds, parse_retry_after, policy_for
+from sv_scrapy.run.config import load_config
 
 from ..conftest import PROJECT_DIR
 

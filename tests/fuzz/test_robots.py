@@ -14,8 +14,8 @@ from scrapy.settings import Settings
 from scrapy.utils.misc import load_object
 
 from sv_scrapy import __version__
-from sv_scrapy.config import load_config
 from sv_scrapy.core.page.robotsrule import DISALLOW_ALL, reading_for
+from sv_scrapy.run.config import load_config
 from testing.commands import PROJECT_DIR
 from tests.fuzz.profiles import fuzz_settings, within
 from tests.fuzz.strategies import ROBOTS_BODY, ROBOTS_PATH

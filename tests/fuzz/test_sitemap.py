@@ -1,4 +1,4 @@
-"""The sitemap reader (``sv_scrapy/sitemaps.py``, over Scrapy's ``scrapy.utils.sitemap``) on generated
+"""The sitemap reader (``sv_scrapy/pipelines/sitemaps.py``, over Scrapy's ``scrapy.utils.sitemap``) on generated
 sitemaps: sitemaps and indexes, gzipped or not, with or without their namespace, HTML and RSS in
 their place, cut short, in other encodings, with an external entity or an entity expansion.
 
@@ -15,7 +15,7 @@ import gzip
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from sv_scrapy.sitemaps import MAX_URLS, read_sitemap, robots_sitemaps
+from sv_scrapy.pipelines.sitemaps import MAX_URLS, read_sitemap, robots_sitemaps
 from tests.fuzz.profiles import fuzz_settings, within
 from tests.fuzz.strategies import SITEMAP_BODY
 

@@ -4,7 +4,7 @@ The kernel drops the lock when its process dies, however it dies, so a lock left
 killed run is simply free for the next one; what the file says (pid, command, start) is
 only there to name the holder to a run that finds it taken.
 
-The run that took the lock holds it (``crawlstate.Run.lock``, a command's ``with`` block) and
+The run that took the lock holds it (``run.state.Run.lock``, a command's ``with`` block) and
 lets it go when its outputs are written, so a process that runs one crawl after another (a
 script, the tests' in-process crawls) hands the folder on. A run asks once: a second ask opens
 the file again, and ``flock`` refuses it as it refuses another process.

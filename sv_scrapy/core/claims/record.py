@@ -78,7 +78,7 @@ class ClaimRecord(TypedDict, total=False):
     verdict: dict[str, Any] | None  # scrapy verify's verdict, if any
     then: dict[str, Any] | None  # the archived capture on the Last verified date
     then_now: dict[str, Any] | None  # then and now: the verdict of the archive comparison
-    # the pull-request check (worklist -a changed_since: core.audit.changeset, sv_scrapy.changedsince)
+    # the pull-request check (worklist -a changed_since: core.audit.changeset, sv_scrapy.run.changedsince)
     change: str  # new | restamped | figure_changed | source_changed
     repo_file: str  # the file from the repository's root (annotations' file=)
     before: dict[str, Any] | None  # the claim at the revision: line_no, claim_text, source_url, inline_stamp

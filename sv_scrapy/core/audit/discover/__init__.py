@@ -8,6 +8,6 @@ judged like any page (the figure in the claim's context), proposed, never edited
 * ``memory``: what the store keeps between runs (sitemaps and search answers with their validators,
   proposals, failed searches on the archive's schedule).
 
-Pure: reading a sitemap's bytes is Scrapy's parser's job (``sv_scrapy/sitemaps.py``) and fetching the
+Pure: reading a sitemap's bytes is Scrapy's parser's job (``sv_scrapy/pipelines/sitemaps.py``) and fetching the
 pipeline's (``pipelines/discover.py``), through the one page journey.
 """

@@ -4,7 +4,7 @@
 
 Both revisions are extracted whole (no country or section filter): a claim's old figure may
 still stand in another scope, and the warning that says so must see it. Both are extracted by
-the base's rules (``base_runtime``: the config folder at REF, ``sv_scrapy.baserules``); what the
+the base's rules (``base_runtime``: the config folder at REF, ``sv_scrapy.run.baserules``); what the
 change does to those rules is the check's warning (``ChangeCheck.rules``).
 """
 
@@ -17,15 +17,15 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from sv_scrapy.baserules import RulesChange, base_config, edited_rules, rules_change
 from sv_scrapy.core.audit.changeset import Changed, ChangeSet, diff_claims
 from sv_scrapy.core.claims.claims import Claim, Extraction, extract_corpus, scope_matches
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.claims.sampling import select_sample
 from sv_scrapy.core.errors import CorpusError
 from sv_scrapy.core.report.prcheck import WARNING, Finding
-from sv_scrapy.corpusgit import Revision, corpus_at, resolve_revision
-from sv_scrapy.runtime import Runtime, config_in
+from sv_scrapy.run.baserules import RulesChange, base_config, edited_rules, rules_change
+from sv_scrapy.run.corpusgit import Revision, corpus_at, resolve_revision
+from sv_scrapy.run.runtime import Runtime, config_in
 
 
 @dataclass

@@ -7,7 +7,7 @@
   browser never starts Playwright's driver or Chromium.
 * Its proxy settings are a PAC script (:func:`proxy_pac`): pages go through
   ``https_proxy``/``http_proxy``, or, where the run resolves names (no proxy, or hosts that
-  bypass it), through the pinned proxy on loopback (``sv_scrapy/pinnedproxy.py``), while the calls Chromium makes on its own
+  bypass it), through the pinned proxy on loopback (``pinnedproxy.py``), while the calls Chromium makes on its own
   behalf — the component updater and account checks on Google's service domains, which
   no flag fully stops in Debian's Chromium 156 — are sent to a closed loopback port and
   never leave. ``ignore_https_errors`` only with ``SV_IGNORE_HTTPS_ERRORS=1``; images,
@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from scrapy_playwright.provider import PlaywrightBrowserProvider
 
 from sv_scrapy.core.page.safety import unsafe_target_reason
-from sv_scrapy.registry import env
+from sv_scrapy.run.registry import env
 
 DEBIAN_CHROMIUM = ("/usr/lib/chromium/chromium", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -90,7 +90,7 @@ def _bypassed(proxy: dict[str, str] | None) -> list[str]:
 def resolved_here(host: str | None = None) -> bool:
     """Whether the run resolves ``host`` for the browser (any host, when None): no configured
     proxy, or the host bypasses it. Those requests go through the pinned proxy
-    (``sv_scrapy/pinnedproxy.py``), and the route refuses what the run's resolver refused."""
+    (``sv_scrapy/downloadhandlers/pinnedproxy.py``), and the route refuses what the run's resolver refused."""
     proxy = proxy_from_env()
     if not proxy:
         return True

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from sv_scrapy.runtime import new_clock
+from sv_scrapy.run.runtime import new_clock
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings

@@ -30,7 +30,7 @@ from sv_scrapy.core.hosts import DEFAULT_GOV_HOSTS, DEFAULT_GOV_NAMESPACES, Host
 from sv_scrapy.core.page.ocr import DEFAULT_LANGUAGES, LANGUAGE_CODE
 from sv_scrapy.core.policy import HostPolicy, Liveness
 from sv_scrapy.core.schema import Section, load, shown
-from sv_scrapy.llm.settings import LlmSettings
+from sv_scrapy.run.llmconfig import LlmSettings
 
 SOURCE_VERIFY_FILE = "_source-verify.json"
 LIVENESS_FILE = "_url-liveness.json"

@@ -16,8 +16,8 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sv_scrapy.config import Reader, read_file
 from sv_scrapy.core.errors import ArgumentError, ConfigError, CorpusError
+from sv_scrapy.run.config import Reader, read_file
 
 GIT_TIMEOUT = 120.0
 

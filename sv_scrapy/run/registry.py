@@ -3,7 +3,7 @@ from, its type, its default and one line of doc.
 
 The typed settings' defaults (``setting_default``), the numeric ``-s`` checks (``NUMERIC_SETTINGS``)
 and the docs' reference tables derive from ``ENTRIES``. The config files' keys are not here: each is a
-field of its section's model (``sv_scrapy/config.py``). ``env`` is the one road to the environment (the
+field of its section's model (``sv_scrapy/run/config.py``). ``env`` is the one road to the environment (the
 pure core's few readers go through ``core/environment.py`` with declared names; tests/test_registry.py
 greps). No Scrapy import.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 from sv_scrapy.core import environment
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 # where an entry is read from
 ENV = "environment"
@@ -130,7 +130,7 @@ NUMERIC_SETTINGS = {e.name: e.minimum for e in BY_SOURCE[SETTING] if e.minimum i
 def env(name: str) -> str:
     """The one reader of the environment: a registered variable's value, ``""`` when unset."""
     if name not in _ENV_NAMES:
-        raise KeyError(f"{name}: not a registered environment variable (sv_scrapy/registry.py)")
+        raise KeyError(f"{name}: not a registered environment variable (sv_scrapy/run/registry.py)")
     return environment.read(name)
 
 

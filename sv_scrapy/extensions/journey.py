@@ -30,16 +30,16 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.exceptions import DontCloseSpider
 from scrapy.http.request import NO_CALLBACK
 
-from sv_scrapy.answers import HANDLED_STATUSES, describe_failure
-from sv_scrapy.codeerror import is_code_error, report_code_error
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.ocr import OcrSettings, OcrText, OcrUnavailable, installed_languages, languages_for, ocr_pdf
 from sv_scrapy.core.page.pagerecord import FetchFailure
 from sv_scrapy.core.page.reader import Reading, ReadLimits, ScanReader, read_body, slow_to_read
 from sv_scrapy.core.page.text import raw_hash
-from sv_scrapy.crawlstate import crawl_config, find_run
+from sv_scrapy.extensions.answers import HANDLED_STATUSES, describe_failure
 from sv_scrapy.extensions.bodycap import WANTED_CAP
+from sv_scrapy.extensions.codeerror import is_code_error, report_code_error
 from sv_scrapy.extensions.outcome import stop_for_output
+from sv_scrapy.run.state import crawl_config, find_run
 
 if TYPE_CHECKING:
     from typing import Self

@@ -18,7 +18,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from sv_scrapy.config import (
+from sv_scrapy.core.audit.reviewfile import FILE_NAME as REVIEWED_FILE
+from sv_scrapy.core.errors import ConfigError
+from sv_scrapy.core.page.safety import host_listed
+from sv_scrapy.core.policy import HostPolicy
+from sv_scrapy.core.politeness import policy_for
+from sv_scrapy.run.config import (
     ALLOWLIST_FILE,
     LIVENESS_FILE,
     SOURCE_VERIFY_FILE,
@@ -26,13 +31,8 @@ from sv_scrapy.config import (
     read_allowlist,
     read_file,
 )
-from sv_scrapy.core.audit.reviewfile import FILE_NAME as REVIEWED_FILE
-from sv_scrapy.core.errors import ConfigError
-from sv_scrapy.core.page.safety import host_listed
-from sv_scrapy.core.policy import HostPolicy
-from sv_scrapy.core.politeness import policy_for
-from sv_scrapy.corpusgit import Revision, reader_at, repo_path
-from sv_scrapy.runtime import config_in
+from sv_scrapy.run.corpusgit import Revision, reader_at, repo_path
+from sv_scrapy.run.runtime import config_in
 
 LISTED = 5  # hosts or floors named in the warning; the rest counted
 

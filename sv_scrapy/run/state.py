@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from sv_scrapy.core.claims.record import ClaimRecord
-from sv_scrapy.runtime import Runtime, config_of
+from sv_scrapy.run.runtime import Runtime, config_of
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from sv_scrapy.changedsince import ChangeCheck
-    from sv_scrapy.config import Config
     from sv_scrapy.core.audit.reviewfile import Review
     from sv_scrapy.core.audit.runlock import RunLock
     from sv_scrapy.core.audit.store import ContentStore
     from sv_scrapy.core.audit.storeformat import Migration
+    from sv_scrapy.run.changedsince import ChangeCheck
+    from sv_scrapy.run.config import Config
 
 
 @dataclass

@@ -11,15 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sv_scrapy.config import Config, Reader, load_config
 from sv_scrapy.core.claims.claims import ExtractOptions
 from sv_scrapy.core.clock import Clock, clock_from
 from sv_scrapy.core.errors import ArgumentError, CorpusError
 from sv_scrapy.core.page.pagerecord import PageRules
 from sv_scrapy.core.page.prefilter import PrefilterSettings
-from sv_scrapy.registry import NUMERIC_SETTINGS, SETTING, entry, env
+from sv_scrapy.run.config import Config, Reader, load_config
+from sv_scrapy.run.registry import NUMERIC_SETTINGS, SETTING, entry, env
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 
 def new_clock() -> Clock:

@@ -2,7 +2,7 @@
 
 Every key is optional, so a playbook repo's config without the section stays valid. Each key is
 declared once, as a field of ``LlmSettings`` (the prices and the per-model table as typed dicts, which
-the cost code reads by name). No Scrapy import; ``sv_scrapy.config`` validates the whole file.
+the cost code reads by name). No Scrapy import; ``sv_scrapy.run.config`` validates the whole file.
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""The Scrapy-free middle layer: the run settings, the config, the crawl state, the pull-request check."""
