@@ -1,1 +1,52 @@
-"""sv_scrapy's own ``scrapy`` commands (``COMMANDS_MODULE``)."""
+"""sv_scrapy's own ``scrapy`` commands (``COMMANDS_MODULE``), and what the non-crawling ones share.
+
+``SvCommand`` is a mixin, not a ``ScrapyCommand`` subclass: Scrapy registers every
+``ScrapyCommand`` subclass defined in a module of ``COMMANDS_MODULE`` under that module's name, so
+a base class here would appear as a ``scrapy commands`` command. Each command is
+``class Command(SvCommand, ScrapyCommand)``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from sv_scrapy.core.errors import SvError
+from sv_scrapy.run.runtime import Runtime, resolve
+
+if TYPE_CHECKING:
+    import argparse
+
+    from scrapy.settings import Settings
+
+
+class SvCommand:
+    """A non-crawling project command whose user mistakes end in one line and exit 2."""
+
+    requires_project = True
+    requires_crawler_process = False
+    default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
+    name = "sv"
+    # ScrapyCommand's own attributes, which the mixin reads and sets
+    settings: Settings | None
+    exitcode: int
+
+    def fail(self, message: str) -> None:
+        print(f"scrapy {self.name}: error: {message}", file=sys.stderr)
+        self.exitcode = 2
+
+    def runtime(self) -> Runtime:
+        assert self.settings is not None
+        return resolve(self.settings)
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if args:
+            self.fail(f"unexpected argument(s): {' '.join(args)}")
+            return
+        try:
+            self.exitcode = self.execute(opts) or 0
+        except SvError as exc:
+            self.fail(str(exc))
+
+    def execute(self, opts: argparse.Namespace) -> int | None:  # pragma: no cover
+        raise NotImplementedError

@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sv_scrapy.cmdbase import SvCommand
+from scrapy.commands import ScrapyCommand
+
+from sv_scrapy.commands import SvCommand
 from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.claims.linter import lint_corpus
 
@@ -15,7 +17,7 @@ if TYPE_CHECKING:
     import argparse
 
 
-class Command(SvCommand):
+class Command(SvCommand, ScrapyCommand):
     name = "check-citations"
 
     def syntax(self) -> str:

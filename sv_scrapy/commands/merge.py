@@ -18,7 +18,9 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sv_scrapy.cmdbase import SvCommand
+from scrapy.commands import ScrapyCommand
+
+from sv_scrapy.commands import SvCommand
 from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.audit import reviewfile
 from sv_scrapy.core.audit.merge import judge, merged_inputs, read_part
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
     from sv_scrapy.run.runtime import Runtime
 
 
-class Command(SvCommand):
+class Command(SvCommand, ScrapyCommand):
     name = "merge"
 
     def syntax(self) -> str:

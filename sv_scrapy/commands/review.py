@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
-from sv_scrapy.cmdbase import SvCommand
+from scrapy.commands import ScrapyCommand
+
+from sv_scrapy.commands import SvCommand
 from sv_scrapy.core.audit import reviewfile
 from sv_scrapy.core.audit.reviewfile import DECISIONS, FINDINGS, Review
 from sv_scrapy.core.audit.reviews import ROOT_CITATION, apply_reviews, findings, new_review
@@ -105,7 +107,7 @@ def row_item(row: dict[str, Any]) -> ClaimRecord:
             "values": [], "content_hash": ""}
 
 
-class Command(SvCommand):
+class Command(SvCommand, ScrapyCommand):
     name = "review"
 
     def syntax(self) -> str:

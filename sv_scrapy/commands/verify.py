@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sv_scrapy.cmdbase import SvCommand
+from scrapy.commands import ScrapyCommand
+
+from sv_scrapy.commands import SvCommand
 from sv_scrapy.core.args import parse_amount, parse_int
 from sv_scrapy.core.atomic import write_json, write_text
 from sv_scrapy.core.audit.storeformat import open_for_reading
@@ -235,7 +237,7 @@ def verify_exit(doc: dict[str, Any], report: Path, all_failed: bool) -> int:
     return 0
 
 
-class Command(SvCommand):
+class Command(SvCommand, ScrapyCommand):
     name = "verify"
 
     def syntax(self) -> str:
