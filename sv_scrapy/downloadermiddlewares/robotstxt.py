@@ -21,7 +21,7 @@ from scrapy.utils.misc import build_from_crawler
 from twisted.internet.defer import Deferred
 
 from sv_scrapy.core.page.robotsrule import RobotsReading, reading_for, unreachable
-from sv_scrapy.extensions.codeerror import is_code_error, report_code_error
+from sv_scrapy.extensions.outcome import is_code_error, report_code_error
 from sv_scrapy.run.state import find_run
 
 if TYPE_CHECKING:

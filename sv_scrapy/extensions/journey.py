@@ -37,8 +37,7 @@ from sv_scrapy.core.page.reader import Reading, ReadLimits, ScanReader, read_bod
 from sv_scrapy.core.page.text import raw_hash
 from sv_scrapy.extensions.answers import HANDLED_STATUSES, describe_failure
 from sv_scrapy.extensions.bodycap import WANTED_CAP
-from sv_scrapy.extensions.codeerror import is_code_error, report_code_error
-from sv_scrapy.extensions.outcome import stop_for_output
+from sv_scrapy.extensions.outcome import is_code_error, report_code_error, stop_for_output
 from sv_scrapy.run.state import crawl_config, find_run
 
 if TYPE_CHECKING:

@@ -31,8 +31,8 @@ from sv_scrapy.core.page.shell import shell_markers, shell_signs
 from sv_scrapy.core.page.text import decode_html, html_title, html_to_text
 from sv_scrapy.downloadermiddlewares.robotstxt import ROBOTS_NOTE
 from sv_scrapy.extensions.answers import HANDLED_STATUSES, describe_failure, failed_request
-from sv_scrapy.extensions.codeerror import is_code_error, report_code_error
 from sv_scrapy.extensions.monitor import start_failed
+from sv_scrapy.extensions.outcome import is_code_error, report_code_error
 from sv_scrapy.items import PageItem
 from sv_scrapy.pqueues import in_host_turns, queued
 from sv_scrapy.run.registry import setting_default
