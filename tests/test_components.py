@@ -10,7 +10,8 @@ from scrapy import Request
 from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.test import get_crawler
 
-from sv_scrapy.downloadermiddlewares.guard import TargetGuardMiddleware, TargetRefused
+from sv_scrapy.downloadermiddlewares.guard import TargetGuardMiddleware
+from sv_scrapy.exceptions import TargetRefused
 
 from .conftest import PROJECT_DIR
 

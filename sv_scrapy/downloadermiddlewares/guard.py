@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.httpobj import urlparse_cached
 
 from sv_scrapy.core.page.safety import refusal_reason
+from sv_scrapy.exceptions import TargetRefused
 from sv_scrapy.resolver import PinnedResolver, resolver_for
 from sv_scrapy.run.state import crawl_config
 
@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 
     from scrapy import Request
     from scrapy.crawler import Crawler
-
-
-class TargetRefused(IgnoreRequest):
-    """The request's target is excluded or unsafe; it was never sent."""
 
 
 class TargetGuardMiddleware:

@@ -21,6 +21,7 @@ from scrapy.utils.misc import build_from_crawler
 from twisted.internet.defer import Deferred
 
 from sv_scrapy.core.page.robotsrule import RobotsReading, reading_for, unreachable
+from sv_scrapy.exceptions import RobotsDisallowed
 from sv_scrapy.extensions.outcome import is_code_error, report_code_error
 from sv_scrapy.run.state import find_run
 
@@ -36,10 +37,6 @@ logger = logging.getLogger(__name__)
 
 
 ROBOTS_NOTE = "sv_robots_note"  # meta: fetched under a stored robots.txt, because the live one was unreachable
-
-
-class RobotsDisallowed(IgnoreRequest):
-    """robots.txt disallows this URL for our user agent (or could not be had); it was never requested."""
 
 
 class _RobotsErrorAsWarning(logging.Filter):

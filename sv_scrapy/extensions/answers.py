@@ -8,8 +8,7 @@ from scrapy.exceptions import IgnoreRequest
 from twisted.python.failure import Failure
 
 from sv_scrapy.core.page.pagerecord import FetchFailure
-from sv_scrapy.downloadermiddlewares.guard import TargetRefused
-from sv_scrapy.downloadermiddlewares.robotstxt import RobotsDisallowed
+from sv_scrapy.exceptions import RobotsDisallowed, TargetRefused
 
 # every non-2xx status reaches the callback; 3xx stay with RedirectMiddleware, but 304
 # (our conditional requests) is an answer, not a redirect
