@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from typing import Any
 
+import pytest
 import yaml
 
 from sv_scrapy.core.audit.parts import owner_of
@@ -20,6 +21,8 @@ from testing.mockweb import MockWeb, Route
 
 from .conftest import PROJECT_DIR, run_scrapy
 from .test_actions_store import outputs_of, runner, step
+
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
 
 __all__ = ["runner"]  # the fixture, shared
 

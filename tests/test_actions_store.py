@@ -21,6 +21,8 @@ from testing.mockweb import MockWeb, Route
 
 from .conftest import PROJECT_DIR
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 FAKE_GH = r'''#!PYTHON
 """A fake gh: `run list`, `run download`, `issue list/view/edit/create`, `label create`, on STATE."""
 import json, shutil, sys

@@ -20,6 +20,8 @@ from testing.inprocess import InProcessCrawl, crawl_in_process
 from testing.mockweb import MockWeb
 from testing.mockweb.server import LogEntry
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 FR = "playbooks/countries/fr/playbook.md"
 HOST = "www.banque-france.fr"  # primary only through the shipped allowlist (no government namespace)
 URL = f"https://{HOST}/levy"

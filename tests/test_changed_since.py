@@ -131,6 +131,7 @@ def annotations(stdout: str, kind: str) -> list[tuple[str, int, str]]:
             re.finditer(rf"^::{kind} file=(?P<file>[^,]+),line=(?P<line>\d+),title=(?P<title>[^:]*)::", stdout, re.M)]
 
 
+@pytest.mark.subprocess
 def test_the_change_fails_with_exit_3_and_one_summary_line(checked) -> None:
     result = checked[0]
     assert result.returncode == 3, result.stderr[-2000:]
@@ -138,18 +139,21 @@ def test_the_change_fails_with_exit_3_and_one_summary_line(checked) -> None:
     assert len(plain) == 1 and plain[0].startswith("changes since ") and "3 failing" in plain[0], result.stdout
 
 
+@pytest.mark.subprocess
 def test_each_changed_claim_carries_its_change(checked) -> None:
     got = {key[1]: i["change"] for key, i in items(checked[0]).items() if key[0] == FR}
     assert got == {LINE["a"]: "restamped", LINE["b"]: "restamped", LINE["c"]: "figure_changed",
                    LINE["d"]: "figure_changed", LINE["i"]: "figure_changed", LINE["j"]: "new"}
 
 
+@pytest.mark.subprocess
 def test_failing_findings_are_annotated_at_their_file_and_line(checked) -> None:
     errors = annotations(checked[0].stdout, "error")
     assert sorted((f, n) for f, n, _ in errors) == sorted([(FR, LINE["a"]), (FR, LINE["c"]), (FR, LINE["j"])])
     assert {t for _, _, t in errors} == {"figure not on the cited page"}
 
 
+@pytest.mark.subprocess
 def test_a_corrected_figure_still_stated_elsewhere_is_a_warning_naming_the_line(checked) -> None:
     (warning,) = [w for w in annotations(checked[0].stdout, "warning")]
     assert warning[:2] == (FR, LINE["i"])
@@ -158,11 +162,13 @@ def test_a_corrected_figure_still_stated_elsewhere_is_a_warning_naming_the_line(
     assert f"still stated at fr:{LINE['i_elsewhere']}" in checked[0].stdout
 
 
+@pytest.mark.subprocess
 def test_a_file_stamp_bump_checks_its_claims_without_their_own_stamp(checked) -> None:
     got = {key[1]: i["change"] for key, i in items(checked[0]).items() if key[0] == DE}
     assert got == {5: "restamped", 6: "restamped"}  # the deed fee keeps its own 2026-06-01 stamp
 
 
+@pytest.mark.subprocess
 def test_moves_removals_and_standing_findings_are_not_fetched(checked) -> None:
     doc = checked[0].worklist()
     assert [(r["repo_file"], r["line_no"]) for r in doc["removed"]] == [(FR, 9)]
@@ -173,6 +179,7 @@ def test_moves_removals_and_standing_findings_are_not_fetched(checked) -> None:
     assert len([u for u in urls if not u.endswith("/robots.txt")]) == len(pages)  # once each
 
 
+@pytest.mark.subprocess
 def test_each_host_is_asked_at_its_floor(checked) -> None:
     floor = FAST_LIVENESS["gov_suffix_default"]["interval_ms"] / 1000
     for host, entries in gets_by_host(checked[1]).items():
@@ -180,6 +187,7 @@ def test_each_host_is_asked_at_its_floor(checked) -> None:
         assert entries[1].began - entries[0].began >= floor - 0.01, host
 
 
+@pytest.mark.subprocess
 def test_the_step_summary_holds_the_table_and_outputs_the_counts(checked) -> None:
     _, _, summary, output = checked
     table = summary.read_text(encoding="utf-8")
@@ -198,6 +206,7 @@ def _quick(tmp: Path, corpus: Path, ref: str, web: MockWeb) -> CrawlResult:
                  output=tmp / "out", proxy_env=web.env(), args={"changed_since": ref})
 
 
+@pytest.mark.subprocess
 def test_a_change_that_only_moves_lines_passes_and_fetches_nothing(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo")
     commit(repo, {ES: ES_BASE}, "base")
@@ -211,6 +220,7 @@ def test_a_change_that_only_moves_lines_passes_and_fetches_nothing(tmp_path: Pat
 
 
 @pytest.mark.parametrize("ref", ["no-such-branch", "--output=/tmp/x"])
+@pytest.mark.subprocess
 def test_a_ref_that_is_no_revision_is_one_line_exit_2(tmp_path: Path, ref: str) -> None:
     repo = init_repo(tmp_path / "repo")
     commit(repo, {ES: ES_BASE}, "base")
@@ -222,6 +232,7 @@ def test_a_ref_that_is_no_revision_is_one_line_exit_2(tmp_path: Path, ref: str) 
     assert not (tmp_path / "out").exists()  # refused before the output folder or its store is touched
 
 
+@pytest.mark.subprocess
 def test_a_corpus_outside_git_is_one_line_exit_2(tmp_path: Path) -> None:
     corpus = tmp_path / "plain" / "playbooks"
     (corpus / "countries" / "es").mkdir(parents=True)
@@ -232,6 +243,7 @@ def test_a_corpus_outside_git_is_one_line_exit_2(tmp_path: Path) -> None:
     assert len(result.stderr.strip().splitlines()) == 1 and "not in a git repository" in result.stderr
 
 
+@pytest.mark.subprocess
 def test_claim_words_and_page_text_never_become_workflow_commands(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo")
     commit(repo, {ES: ES_BASE}, "base")
@@ -248,6 +260,7 @@ def test_claim_words_and_page_text_never_become_workflow_commands(tmp_path: Path
     assert "spoof" not in commands[0].split("::", 2)[1]  # the properties hold nothing of the claim
 
 
+@pytest.mark.subprocess
 def test_over_the_monthly_store_an_unchanged_page_answers_304_and_is_read_from_it(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo")
     commit(repo, {ES: ES_BASE}, "base")
@@ -269,6 +282,7 @@ def test_over_the_monthly_store_an_unchanged_page_answers_304_and_is_read_from_i
 
 # -- narrowing (in-process: the change set before any fetch) ----------------------------------------
 
+@pytest.mark.subprocess
 def test_country_and_sample_narrow_the_changed_claims_and_nothing_else(tmp_path: Path) -> None:
     from sv_scrapy.run.changedsince import check_changes
     from sv_scrapy.run.config import load_config
@@ -300,6 +314,7 @@ def test_ci_without_changed_since_is_a_mistake(tmp_path: Path) -> None:
     assert WorklistSpider.parse_arguments({"ci": "1", "changed_since": "main"})["ci"] is True
 
 
+@pytest.mark.subprocess
 def test_the_workflows_model_step_verifies_the_failing_claims_alone(tmp_path: Path) -> None:
     """What the workflow's optional step runs: ``scrapy verify --worklist changes-failing.json``."""
     from testing.mockweb.anthropic_stub import AnthropicStub

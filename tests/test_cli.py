@@ -23,6 +23,8 @@ from testing.mockweb import MockWeb
 from .conftest import PROJECT_DIR, run_scrapy
 from .test_monitoring import CORPUS, NOW, metrics, serve
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 
 def test_scrapy_extract_prints_its_stats_and_exits_0() -> None:
     result = run_scrapy("extract")

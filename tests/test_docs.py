@@ -43,6 +43,7 @@ def text_of(page: Path) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8")))
 
 
+@pytest.mark.subprocess
 def test_the_docs_build_with_every_warning_an_error(built: Path) -> None:
     assert (built / "index.html").is_file() and (built / "tutorial.html").is_file()
     for section in ("howto", "explanation", "development", "reference"):
@@ -58,6 +59,7 @@ def test_the_docs_build_with_every_warning_an_error(built: Path) -> None:
     ("ClaimRecord fields", "reference/records.html"),
     ("metrics", "reference/metrics.html"),
 ])
+@pytest.mark.subprocess
 def test_the_reference_names_what_the_code_declares(built: Path, kind: str, page: str) -> None:
     shown = set(re.findall(r"[^\s,]+", text_of(built / page)))
     names = svref.reference_names()[kind]
@@ -89,6 +91,7 @@ PLANTS = {
 
 
 @pytest.mark.parametrize("what", sorted(PLANTS))
+@pytest.mark.subprocess
 def test_a_planted_undocumented_entry_fails_the_build(tmp_path: Path, what: str) -> None:
     prelude, warning = PLANTS[what]
     result = sphinx(tmp_path / "out", prelude)
@@ -96,6 +99,7 @@ def test_a_planted_undocumented_entry_fails_the_build(tmp_path: Path, what: str)
     assert warning in result.stderr
 
 
+@pytest.mark.subprocess
 def test_a_record_field_without_its_comment_fails_the_build(tmp_path: Path) -> None:
     record = PROJECT_DIR / "sv_scrapy" / "core" / "claims" / "record.py"
     planted = tmp_path / "sv_scrapy" / "core" / "claims" / "record.py"

@@ -8,7 +8,11 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from .conftest import PROJECT_DIR
+
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
 
 RIG_MODULES = ("mockweb", "anthropic_stub", "pdfgen", "testing/", "tests/")
 

@@ -15,6 +15,8 @@ from sv_scrapy.downloadhandlers.render import CHROMIUM_FLAGS, chromium_path
 from testing.crawl import FAST_ANY_HOST, crawl, crawl_demo, make_config, write_corpus
 from testing.mockweb import MockWeb
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 FILLER = "<p>" + "General guidance on how the duty is assessed and collected by the office. " * 12 + "</p>"
 ABOVE = FILLER * 12  # the figure stands far below the first screen
 

@@ -318,6 +318,7 @@ def test_every_request_left_through_the_paced_handler(run: tuple[InProcessCrawl,
 
 # -- our own exceptions are code errors ----------------------------------------------------------
 
+@pytest.mark.subprocess
 def test_a_raising_component_is_a_code_error(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": (
         "# Test\n\nFee €700 ([a](https://bug.case.gouv.fr/boom))\n\nFee €701 ([a](https://fine.case.gouv.fr/ok))\n")})

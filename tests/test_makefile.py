@@ -10,6 +10,8 @@ import pytest
 
 from testing.commands import run_command
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 FAST_LIMIT_S = 60.0
 
 

@@ -48,6 +48,7 @@ def test_ownership_is_a_stable_hash_not_pythons() -> None:
     assert [owner_of(f"www.site{k:02d}.gouv.fr", 3) for k in range(1, 9)] == [1, 3, 2, 2, 2, 3, 2, 1]
 
 
+@pytest.mark.subprocess
 def test_a_folder_that_is_no_part_is_the_users_mistake(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
     with pytest.raises(ArgumentError, match="not an audit part"):

@@ -18,6 +18,8 @@ from testing.mockweb import MockWeb
 from testing.mockweb.server import LogEntry
 from testing.mockweb.wayback import HOST
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 NOW = "2026-06-15T03:00:00Z"
 LIVENESS: dict[str, Any] = {**FAST_LIVENESS,
                             "global": {**FAST_LIVENESS["global"], "max_retries": 2, "request_timeout_seconds": 2},

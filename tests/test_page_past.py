@@ -8,9 +8,13 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb
 from testing.mockweb.pdfgen import text_pdf
+
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
 
 PAGES = {f"https://h{i % 3}.past.gouv.fr/p{i}": f"<html><body><h1>Fees</h1><p>The fee is €{100 + i}.</p>"
          f"<p>{'How the fee is assessed and paid. ' * 8}</p></body></html>" for i in range(6)}

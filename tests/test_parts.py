@@ -30,6 +30,8 @@ from testing.mockweb import MockWeb, Route
 
 from .conftest import PROJECT_DIR, run_scrapy
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 SITES = range(1, 49)
 # the timing tests' own runs: the first 16 sites (the faults, site 13's redirect into site 14, a data host)
 PACED_SITES = range(1, 17)

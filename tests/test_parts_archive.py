@@ -19,6 +19,8 @@ from testing.mockweb.wayback import HOST, MockCapture, MockWayback
 
 from .conftest import run_scrapy
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 FLOOR_S = 0.3  # the archive's floor for one run: 200 requests a minute
 WINDOW_S = 3.0
 NOW = "2026-06-15T03:00:00Z"

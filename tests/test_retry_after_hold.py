@@ -16,6 +16,8 @@ from testing.mockweb import MockWeb, Route, gets_by_host
 from testing.mockweb.server import LogEntry
 from testing.mockweb.wayback import HOST, MockCapture, MockWayback
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 SITE = "www.impots.gouv.fr"
 ARCHIVE = "web.archive.org"
 HELD = 3.0

@@ -20,6 +20,8 @@ from testing.mockweb import MockWeb, Route, gets_by_host
 from testing.mockweb.server import LogEntry
 from testing.mockweb.wayback import HOST, MockCapture, MockWayback
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 SITE = "www.impots.gouv.fr"  # robots.txt allows; its pages no longer state the figures: flagged, looked up
 DOWN = "down.impots.gouv.fr"  # robots.txt answers 502
 SITE_FLOOR, ARCHIVE_FLOOR = 0.3, 0.3

@@ -21,6 +21,8 @@ from testing.mockweb import MockWeb
 
 from .conftest import PROJECT_DIR
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 BIN = Path(sys.executable).parent
 
 

@@ -20,6 +20,8 @@ from testing.mockweb import MockWeb
 from .conftest import PROJECT_DIR
 from .test_scrapyd import free_port, start_scrapyd
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 HOSTS = [f"www.office{k}.gouv.fr" for k in range(1, 9)]
 
 

@@ -21,6 +21,7 @@ def test_a_blank_page_is_told_apart(tmp_path: Path) -> None:
     assert "looks blank" in non_blank(tmp_path / "blank.png")
 
 
+@pytest.mark.subprocess
 def test_screenshot_of_the_demo_report(tmp_path: Path) -> None:
     result = crawl_demo(tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]

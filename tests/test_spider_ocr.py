@@ -18,8 +18,8 @@ from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.pdfgen import scan_pdf
 
-pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None,
-                                reason="tesseract not installed (make install installs tesseract-ocr)")
+pytestmark = [pytest.mark.subprocess, pytest.mark.skipif(
+    shutil.which("tesseract") is None, reason="tesseract not installed (make install installs tesseract-ocr)")]
 
 HEAD = ["Décret n° 2025-123 du 1er avril 2025 relatif aux droits de mutation",
         "Les dispositions du présent décret s'appliquent aux actes conclus après sa publication.",

@@ -14,7 +14,7 @@ from sv_scrapy.downloadhandlers.render import chromium_path
 from testing.crawl import FAST_LIVENESS, CrawlResult, crawl, make_config, write_corpus
 from testing.mockweb import MockWeb, Route
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(
+pytestmark = [pytest.mark.browser, pytest.mark.subprocess, pytest.mark.skipif(
     not Path(chromium_path()).exists() and not shutil.which("chromium"),
     reason="Debian chromium is not installed (make install installs it as root)",
 )]

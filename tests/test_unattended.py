@@ -29,6 +29,8 @@ from .test_review_command import FILE, one_line, review, review_workspace
 from .test_spider_audit import body
 from .test_verify import CASES, make_workspace, report, verify
 
+pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves it out
+
 FILLER = "<p>" + "Background on how the duty is assessed and collected. " * 6 + "</p>"
 URLS = [f"https://h{i % 3}.lock.audit.gouv.fr/p{i}" for i in range(9)]
 LINES = "# L\n" + "\n".join(f"- fee €{100 + i} ([p]({u}))" for i, u in enumerate(URLS)) + "\n"

@@ -97,6 +97,7 @@ else:
 
 
 @pytest.mark.parametrize("permissions", ["the workflow's", "contents: read alone"])
+@pytest.mark.subprocess
 def test_the_restore_step_restores_the_monthly_store(tmp_path: Path, permissions: str) -> None:
     """The step's own command, run as the runner runs it (in the tool's checkout, with its env),
     against a gh that refuses what the token may not read."""
@@ -143,6 +144,7 @@ def _tool(name: str) -> str:
     return str(path) if path.exists() else name
 
 
+@pytest.mark.subprocess
 def test_every_workflow_matches_githubs_schema() -> None:
     files = sorted(str(p) for p in WORKFLOWS.glob("*.yml"))
     proc = subprocess.run([_tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", *files],
@@ -150,6 +152,7 @@ def test_every_workflow_matches_githubs_schema() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.subprocess
 def test_zizmor_finds_nothing_medium_or_high() -> None:
     proc = subprocess.run([_tool("zizmor"), "--offline", "--format", "json", "--min-severity", "medium", str(WORKFLOWS)],
                           capture_output=True, text=True, timeout=300)
