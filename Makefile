@@ -32,23 +32,29 @@ docs: install
 	$(BIN)/sphinx-build -E -nW --keep-going -q -b html docs $(DOCS_OUT)/html
 	$(BIN)/sphinx-build -nW --keep-going -q -b linkcheck -D linkcheck_ignore='https?://.*' docs $(DOCS_OUT)/linkcheck
 
-# two passes, both always run: the suite on 4 workers (pytest-xdist, a file's tests on one worker so that a
-# module's fixtures run once; most of the suite waits on the mock web's floors and on processes starting, so
-# 4 on 2 cores: 222 s where 2 took 287 s, with 1.3 cores busy), then the tests a loaded machine could fail
-# (marker `pacing`) alone on the machine
+# three passes, all always run, each test in exactly one (tests/test_makefile.py): the inner loop
+# (make test-fast's selection, its wall time printed for the log), then the tests that drive a process,
+# a browser, tesseract or scrapyd on 4 workers (pytest-xdist, a file's tests on one worker so that a
+# module's fixtures run once; they mostly wait on processes starting and the mock web's floors), then
+# the tests a loaded machine could fail (marker `pacing`) alone on the machine
+SLOW_MARKERS := not pacing and (subprocess or browser or ocr or scrapyd)
 test: install lint docs
 	status=0; \
-	$(BIN)/python -m pytest -W error -q -n 4 --dist loadfile -m "not pacing" || status=$$?; \
+	started=$$(date +%s); \
+	$(FAST_PYTEST) || status=$$?; \
+	echo "make test-fast: $$(( $$(date +%s) - started )) s wall, load average $$(cut -d' ' -f1 /proc/loadavg)"; \
+	$(BIN)/python -m pytest -W error -q -n 4 --dist loadfile -m "$(SLOW_MARKERS)" || status=$$?; \
 	$(BIN)/python -m pytest -W error -q -m pacing || status=$$?; \
 	exit $$status
 
 # the inner loop: the pure core, the doctests and the in-process tests; no install, no lint, nothing that
 # drives a process or needs Chromium, tesseract, scrapyd or an idle machine (markers in pyproject.toml).
 # 4 workers on 2 cores: many in-process tests wait on the mock web or the API stub (62 s on 2, 43 s on 4).
-# `make test` stays what CI runs.
+# `make test` runs it as its first pass.
 FAST_MARKERS := not subprocess and not pacing and not browser and not ocr and not scrapyd
+FAST_PYTEST = $(BIN)/python -m pytest -W error -q -n 4 -m "$(FAST_MARKERS)"
 test-fast:
-	$(BIN)/python -m pytest -W error -q -n 4 -m "$(FAST_MARKERS)"
+	$(FAST_PYTEST)
 
 # the fuzzing of every reader of outside bytes (tests/fuzz, Hypothesis): 10,000 generated inputs a reader,
 # fresh ones each run, each held to its time bound; a failure is kept in _local/hypothesis and replayed
