@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 
 
 class HostTurnQueue(DownloaderAwarePriorityQueue):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, crawler: Crawler, *args: Any, **kwargs: Any) -> None:
+        super().__init__(crawler, *args, **kwargs)
+        self._downloader = crawler.engine.downloader  # its public slots and slot keys: Scrapy's own count
         self._turns: deque[str] = deque(self.pqueues)  # the hosts with queued requests, in turn
         self._queued = sum(len(q) for q in self.pqueues.values())
 
@@ -36,15 +37,20 @@ class HostTurnQueue(DownloaderAwarePriorityQueue):
         """The place in the line of the host whose request goes next."""
         fewest: tuple[int, int] | None = None
         for place, slot in enumerate(self._turns):
-            active = self._downloader_interface._active_downloads(slot)  # Scrapy's own count
+            active = self._active(slot)
             if active == 0:
                 return place
             if fewest is None or active < fewest[0]:
                 fewest = (active, place)
         return fewest[1] if fewest is not None else None
 
+    def _active(self, slot: str) -> int:
+        """Requests of this host in the downloader now, as Scrapy's own queue counts them."""
+        found = self._downloader.slots.get(slot)
+        return len(found.active) if found is not None else 0
+
     def push(self, request: Request) -> None:
-        slot = self._downloader_interface.get_slot_key(request)
+        slot = self._downloader.get_slot_key(request)
         if slot not in self.pqueues:
             self._turns.append(slot)
         super().push(request)

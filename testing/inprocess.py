@@ -28,7 +28,7 @@ from scrapy.crawler import Crawler, CrawlerRunner
 from scrapy.settings import Settings
 from scrapy.utils.reactor import install_reactor, is_reactor_installed
 
-from sv_scrapy.extensions.outcome import exit_status
+from sv_scrapy.extensions.outcome import exit_status, stats_if_started
 from sv_scrapy.extensions.quietlog import ConsoleFilter
 from sv_scrapy.run.state import finish
 from testing.commands import environment
@@ -172,5 +172,6 @@ def crawl_in_process(spider: str, *, corpus: Path, config: Path, output: Path, p
     stderr = "".join(f"{line}\n" for line in lines.console) + err.getvalue()
     if refused is not None:
         return InProcessCrawl(refused.exit_code, str(refused), output, out.getvalue(), stderr, lines.lines)
-    stats = crawler.stats.get_stats() if crawler._stats is not None else {}
+    started = stats_if_started(crawler)
+    stats = started.get_stats() if started is not None else {}
     return InProcessCrawl(code, line, output, out.getvalue(), stderr, lines.lines, stats, rss_before)

@@ -62,7 +62,7 @@ class Command(ScrapyCrawlCommand):
         assert self.crawler_process and self.settings is not None
         if is_quiet(self.settings, self.job):
             add_console(args[0])  # before the spider is made: its start-up lines (resume, skipped) reach it
-        crawler = self._create_crawler(args[0])
+        crawler = self.crawler_process.create_crawler(args[0])  # public; Scrapy's -o feeds are not ours
         handed = {PREFLIGHT: self.found} if self.found is not None else {}
         try:
             self.crawler_process.crawl(crawler, **opts.spargs, **handed)

@@ -1,5 +1,11 @@
 """Scrapy's robots.txt middleware, read per RFC 9309 and refusing with a distinct exception for ``ROBOTS``.
 
+The one module that names Scrapy's private API: ``RobotsTxtMiddleware`` offers no public hook for
+a robots.txt answer or a failed download, so this subclass overrides ``_parse_robots`` and
+``_robots_error`` and installs parsers in ``_parsers``; ``tests/test_scrapy_private.py`` fails
+loudly when a Scrapy upgrade changes any of them, and fails when another module names a private
+Scrapy name.
+
 What a robots.txt answer means is ``core.page.robotsrule``'s: 2xx its rules (and stored for a
 later run), 4xx no rules, 5xx / 429 / a network error complete disallow for this run — or the
 copy stored from an earlier run, when there is one. Scrapy logs a failed robots.txt download
@@ -17,7 +23,7 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
-from scrapy.utils.misc import build_from_crawler
+from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.internet.defer import Deferred
 
 from sv_scrapy.core.page.robotsrule import RobotsReading, reading_for, unreachable
@@ -76,6 +82,7 @@ class SvRobotsTxtMiddleware(RobotsTxtMiddleware):
             parent.addFilter(_FILTER)
         self._readings: dict[str, RobotsReading] = {}  # netloc -> how its rules were had
         self._schemes: dict[str, str] = {}
+        self._parser_class: type[RobotParser] = load_object(crawler.settings["ROBOTSTXT_PARSER"])
 
     def _store(self) -> ContentStore | None:
         run = find_run(self.crawler)
@@ -89,12 +96,12 @@ class SvRobotsTxtMiddleware(RobotsTxtMiddleware):
         """Hand the parser of ``reading`` to the requests waiting for this host's rules."""
         self._readings[netloc] = reading
         if reading.unreachable:
-            self._stats.inc_value("sv/robots/unreachable")
+            self.crawler.stats.inc_value("sv/robots/unreachable")
             logger.warning("robots.txt of %(netloc)s unavailable (%(why)s): %(what)s (RFC 9309)",
                            {"netloc": netloc, "why": reading.unreachable,
                             "what": f"the copy stored {reading.stored_at[:10]} stands in" if reading.stored_at
                             else "its pages are not fetched this run"})
-        rp = build_from_crawler(self._parserimpl, self.crawler, reading.body)
+        rp = build_from_crawler(self._parser_class, self.crawler, reading.body)
         waiting = self._parsers[netloc]
         self._parsers[netloc] = rp
         if isinstance(waiting, Deferred):
@@ -129,8 +136,8 @@ class SvRobotsTxtMiddleware(RobotsTxtMiddleware):
         return await super().robot_parser(request)
 
     async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
-        self._stats.inc_value("robotstxt/response_count")
-        self._stats.inc_value(f"robotstxt/response_status_count/{response.status}")
+        self.crawler.stats.inc_value("robotstxt/response_count")
+        self.crawler.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
         reading = reading_for(response.status, response.body, None)
         if reading.unreachable:
             reading = reading_for(response.status, response.body, self._stored(netloc))
@@ -149,7 +156,7 @@ class SvRobotsTxtMiddleware(RobotsTxtMiddleware):
             # refused (the target guard) or stopped: the page meets the same refusal on its own
             super()._robots_error(exc, netloc)
             return
-        self._stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
+        self.crawler.stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
         if is_code_error(exc):
             report_code_error(self.crawler, exc, _robots_url(self._schemes.get(netloc, "https"), netloc))
         self._install(netloc, unreachable(f"network error: {type(exc).__name__}", self._stored(netloc)))

@@ -33,12 +33,22 @@ if TYPE_CHECKING:
     from typing import Self
 
     from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
     from twisted.python.failure import Failure
 
 FAILURE = "sv/outcome/failure"
 OUTPUT_FAILED = "sv/outcome/output_failed"
 EXIT = "sv/outcome/exit"  # the run's exit status, once sv_scrapy.extensions.monitor has judged it
 NOT_STARTED = "the crawler could not start (see the log above)"
+
+
+def stats_if_started(crawler: Crawler) -> StatsCollector | None:
+    """The crawler's stats, or None before the crawl starts: Scrapy documents that reading
+    ``crawler.stats`` then raises ``RuntimeError`` (its ``_LateAttribute``)."""
+    try:
+        return crawler.stats
+    except RuntimeError:
+        return None
 
 
 def record_failure(crawler: Crawler, message: str) -> None:
@@ -71,7 +81,7 @@ def output_stopped(crawler: Crawler) -> bool:
 
 def run_failure(crawler: Crawler) -> str:
     """The one line that says why the run failed; empty when it did not."""
-    stats = crawler._stats  # before the crawl starts Scrapy keeps none (``crawler.stats`` raises)
+    stats = stats_if_started(crawler)
     return str(stats.get_value(FAILURE) or "") if stats is not None else ""
 
 
@@ -84,7 +94,8 @@ def record_exit(crawler: Crawler, code: int, line: str) -> None:
 
 def judged(crawler: Crawler) -> bool:
     """The crawl ran far enough for ``MonitorExtension`` to record its exit status."""
-    return crawler._stats is not None and crawler._stats.get_value(EXIT) is not None
+    stats = stats_if_started(crawler)
+    return stats is not None and stats.get_value(EXIT) is not None
 
 
 def exit_status(crawler: Crawler) -> tuple[int, str]:

@@ -1,0 +1,97 @@
+"""Scrapy's private API: named in one module only, and checked against the installed Scrapy.
+
+Scrapy is pinned, but an upgrade must not change a private name under us silently. The names
+``downloadermiddlewares/robotstxt.py`` relies on are asserted here, so an upgrade that renames or
+re-signs one fails this file with the name; and no other module of the package (or of the test
+web) may reach for a name Scrapy keeps private."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+import scrapy
+from scrapy import Spider
+from scrapy.crawler import Crawler
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+
+ROOT = Path(__file__).resolve().parents[1]
+THE_ONE_MODULE = ROOT / "sv_scrapy" / "downloadermiddlewares" / "robotstxt.py"
+
+
+def scrapy_private_names() -> set[str]:
+    """Every ``_name`` Scrapy's own classes define: methods and ``self._name`` attributes."""
+    names: set[str] = set()
+    for path in Path(scrapy.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("_"):
+                names.add(node.name)
+            elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                  and isinstance(node.value, ast.Name) and node.value.id == "self"):
+                names.add(node.attr)
+    return {name for name in names if name.startswith("_") and not name.startswith("__")}
+
+
+def own_names(tree: ast.Module) -> set[str]:
+    """The ``_names`` a file defines itself (its methods, functions and ``self._x =`` attributes)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            found.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+    return found
+
+
+def private_uses(source: str, private: set[str]) -> list[tuple[int, str]]:
+    """(line, name) of each private Scrapy name the source reaches for and does not define itself."""
+    tree = ast.parse(source)
+    mine = own_names(tree)
+    return [(node.lineno, node.attr) for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in private and node.attr not in mine]
+
+
+def test_no_module_but_the_robots_middleware_names_a_private_scrapy_name() -> None:
+    private = scrapy_private_names()
+    files = [path for folder in ("sv_scrapy", "testing") for path in sorted((ROOT / folder).rglob("*.py"))]
+    found = [f"{path.relative_to(ROOT)}:{line}: .{name}" for path in files if path != THE_ONE_MODULE
+             for line, name in private_uses(path.read_text(encoding="utf-8"), private)]
+    assert not found, found
+
+
+def test_the_scan_sees_a_private_name_and_not_a_name_defined_here() -> None:
+    private = scrapy_private_names()
+    reached = "def active(queue):\n    return queue._downloader_interface._active_downloads('h')\n"
+    assert sorted(name for _, name in private_uses(reached, private)) == ["_active_downloads", "_downloader_interface"]
+    defined = ("class Queue:\n    def _active_downloads(self):\n        return 0\n"
+               "    def n(self):\n        return self._active_downloads()\n")
+    assert private_uses(defined, private) == []
+
+
+@pytest.mark.parametrize(("hook", "parameters"), [
+    ("_parse_robots", ["self", "response", "netloc", "request"]),
+    ("_robots_error", ["self", "exc", "netloc"]),
+])
+def test_the_robots_hooks_sv_scrapy_overrides_still_exist_as_called(hook: str, parameters: list[str]) -> None:
+    method = getattr(RobotsTxtMiddleware, hook, None)
+    assert method is not None, f"Scrapy's RobotsTxtMiddleware no longer has {hook}: see {THE_ONE_MODULE.name}"
+    assert list(inspect.signature(method).parameters) == parameters
+    assert f"self.{hook}(" in inspect.getsource(RobotsTxtMiddleware), f"Scrapy no longer calls {hook}"
+
+
+def test_the_robots_parsers_and_the_error_line_sv_scrapy_relies_on() -> None:
+    source = inspect.getsource(RobotsTxtMiddleware)
+    assert "self._parsers: dict[str, RobotParser | Deferred[RobotParser | None] | None] = {}" in source
+    # the one ERROR record that _RobotsErrorAsWarning drops (a WARNING line says what follows instead)
+    assert '"Error downloading %(request)s: %(f_exception)s"' in source
+
+
+def test_crawler_stats_raise_runtime_error_before_the_crawl_starts() -> None:
+    """``extensions.outcome.stats_if_started`` reads the stats this public way, not ``crawler._stats``."""
+    crawler = Crawler(Spider, {})
+    with pytest.raises(RuntimeError):
+        _ = crawler.stats
