@@ -80,6 +80,8 @@ ENTRIES: tuple[Entry, ...] = (
     _setting("DNS_TIMEOUT", "seconds", 60.0, "How long the run's resolver waits for one host's lookup (Scrapy's)."),
     _setting("USER_AGENT", "string", None, "Derived by the add-on from global.user_agent; read by the renderer."),
     _setting("ROBOTSTXT_USER_AGENT", "string", None, "The agent robots.txt rules are matched for (default USER_AGENT)."),
+    _setting("ROBOTSTXT_PARSER", "import path", "scrapy.robotstxt.ProtegoRobotParser",
+             "The robots.txt parser (Scrapy's); the robots middleware builds one per host with it."),
     _setting("AUTOTHROTTLE_START_DELAY", "seconds", 0.0,
              "The paced handler's first latency-based delay; the add-on sets global.default_per_host_interval_ms."),
     _setting("AUTOTHROTTLE_MAX_DELAY", "seconds", 60.0, "The paced handler's longest latency-based delay."),
