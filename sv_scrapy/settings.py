@@ -68,7 +68,7 @@ ITEM_PIPELINES = {
     "sv_scrapy.pipelines.store.StoreUpdatePipeline": 450,
     "sv_scrapy.pipelines.store.StoreTextPipeline": 460,
     "sv_scrapy.pipelines.export.WorklistExportPipeline": 900,
-    "sv_scrapy.pipelines.audit.AuditExportPipeline": 910,
+    "sv_scrapy.pipelines.auditexport.AuditExportPipeline": 910,
 }
 SV_JOB = ""
 REMOTE_CONTROL_ENABLED = False

@@ -56,7 +56,7 @@ PIPELINES = {
     # a 304 is restored from the past its request carried by the read stage; then and now after one hop
     "audit": [*READ, "sv_scrapy.pipelines.records.RecordsPipeline", LINKED,
               "sv_scrapy.pipelines.archive.ArchivePipeline", DISCOVER, "sv_scrapy.pipelines.store.StoreUpdatePipeline",
-              "sv_scrapy.pipelines.audit.AuditExportPipeline"],
+              "sv_scrapy.pipelines.auditexport.AuditExportPipeline"],
 }
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from sv_scrapy.core.audit.merge import judge, read_part
 from sv_scrapy.core.audit.parts import owner_of
+from sv_scrapy.core.audit.partsmerge import judge, read_part
 from sv_scrapy.core.errors import ArgumentError
 from testing.commands import scrapy_in_process
 

@@ -23,7 +23,7 @@ from scrapy.commands import ScrapyCommand
 from sv_scrapy.commands import SvCommand
 from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.audit import reviewfile
-from sv_scrapy.core.audit.merge import judge, merged_inputs, read_part
+from sv_scrapy.core.audit.partsmerge import judge, merged_inputs, read_part
 from sv_scrapy.core.audit.runlock import acquire
 from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.audit.storemerge import build_merged_store, swap_in
@@ -33,14 +33,14 @@ from sv_scrapy.core.report.finish import AuditInputs, finish_audit
 from sv_scrapy.core.report.outputs import write_documents
 from sv_scrapy.core.report.sourcelinks import resolve_links
 from sv_scrapy.ops.heartbeat import Heartbeat
-from sv_scrapy.ops.monitor import AuditMonitor
+from sv_scrapy.ops.watchers import AuditMonitor
 from sv_scrapy.run.registry import LINK_VARIABLES, env, env_values
 from sv_scrapy.spiders.audit import AuditSpider
 
 if TYPE_CHECKING:
     import argparse
 
-    from sv_scrapy.core.audit.merge import Judgement, PartFolder
+    from sv_scrapy.core.audit.partsmerge import Judgement, PartFolder
     from sv_scrapy.run.runtime import Runtime
 
 

@@ -1,6 +1,6 @@
 """What a crawl tells whoever watches it, however it was started (``scrapy crawl``, scrapyd's
 runner, a script with ``CrawlerProcess``): the quiet console, the heartbeat and
-``metrics.prom`` of the monthly audit (``sv_scrapy.ops.monitor``), and the run's outcome —
+``metrics.prom`` of the monthly audit (``sv_scrapy.ops.watchers``), and the run's outcome —
 its exit status and one line, kept in the stats for whoever started the crawl and appended
 to ``LOG_FILE`` for a runner that reads only the log (``sv_scrapy.ops.schedule``).
 
@@ -24,7 +24,7 @@ from sv_scrapy.core.errors import FindingsInChange, LockHeld, OutputError, SvErr
 from sv_scrapy.extensions.outcome import record_exit, run_failure
 from sv_scrapy.extensions.quietlog import add_console, guard_log_files, is_quiet
 from sv_scrapy.ops.heartbeat import Heartbeat
-from sv_scrapy.ops.monitor import AuditMonitor, healthcheck_url
+from sv_scrapy.ops.watchers import AuditMonitor, healthcheck_url
 from sv_scrapy.run.runtime import new_clock
 from sv_scrapy.run.state import find_run, finish
 

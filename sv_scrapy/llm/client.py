@@ -39,7 +39,7 @@ from typing import Any
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.llm.cost import Usage, call_cost
 from sv_scrapy.llm.prompts import count_params, with_changes
-from sv_scrapy.llm.schema import TOOL_NAME
+from sv_scrapy.llm.verdictschema import TOOL_NAME
 from sv_scrapy.run.registry import env
 
 # Outcome.kind: why there is no answer

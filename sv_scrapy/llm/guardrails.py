@@ -29,7 +29,7 @@ from typing import Any
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.pagescan import PageIndex
 from sv_scrapy.core.page.prefilter import find_value
-from sv_scrapy.llm.schema import CONFIDENCES, FIELDS, QUOTED_VERDICTS, VERDICTS
+from sv_scrapy.llm.verdictschema import CONFIDENCES, FIELDS, QUOTED_VERDICTS, VERDICTS
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"',

@@ -19,8 +19,8 @@ from typing import Any
 from sv_scrapy.core.claims.markdown import plain
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.llm.cost import PDF_PAGE_TOKENS, tokens_of
-from sv_scrapy.llm.schema import TOOL_NAME, VERDICT_TOOL
 from sv_scrapy.llm.thenevidence import then_block
+from sv_scrapy.llm.verdictschema import TOOL_NAME, VERDICT_TOOL
 
 SYSTEM = """You check ONE claim from a due-diligence playbook against the page it cites, for a human reviewer.
 

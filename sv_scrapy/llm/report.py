@@ -8,7 +8,7 @@ from typing import Any
 
 from sv_scrapy.core.escape import md, md_code
 from sv_scrapy.core.report.report_md import md_url
-from sv_scrapy.llm.schema import ORDER
+from sv_scrapy.llm.verdictschema import ORDER
 
 HEADER = (
     "> **Decision support, not a verdict on the world.** A `MATCH` means *the page you linked says this*, "

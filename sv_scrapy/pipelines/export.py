@@ -1,6 +1,6 @@
 """The job's documents, written once the crawl closes: one base (``ExportPipeline``: the claim
 records collected by id, the close signal, a failed write as the run's failure) and the
-worklist's shell over it. The audit's is ``pipelines/audit.py``."""
+worklist's shell over it. The audit's is ``pipelines/auditexport.py``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from sv_scrapy.core.page.pagerecord import unfetched_record
 from sv_scrapy.core.report.worklistsummary import summary_lines, worklist_stats
 from sv_scrapy.extensions.outcome import record_failure, run_failure
 from sv_scrapy.pipelines import JobPipeline
-from sv_scrapy.pipelines.changes import export_changes
+from sv_scrapy.pipelines.prcheck import export_changes
 from sv_scrapy.run.state import Run, run_of
 
 if TYPE_CHECKING:

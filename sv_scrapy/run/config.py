@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
-from sv_scrapy.core.audit.archive.politeness import with_archive_default
+from sv_scrapy.core.audit.archive.floor import with_archive_default
 from sv_scrapy.core.audit.archive.thennow import ArchiveSettings
 from sv_scrapy.core.audit.discover.settings import DiscoverSettings
 from sv_scrapy.core.errors import ConfigError

@@ -1,7 +1,7 @@
 """The audit's finish, pure: from what the crawl gathered and the store remembered (plain values
 in, ``AuditInputs``) to everything the finished audit writes (``AuditFinish``): the document, the
 three reports, the ``$GITHUB_OUTPUT`` lines, what the store keeps for next month (each claim's
-outcome, the history) and the console summary. ``pipelines/audit.py`` reads the store, calls
+outcome, the history) and the console summary. ``pipelines/auditexport.py`` reads the store, calls
 ``finish_audit`` and writes what comes back, in the order that keeps a killed run resumable.
 """
 

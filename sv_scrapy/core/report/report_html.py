@@ -29,7 +29,7 @@ from sv_scrapy.core.report.reviewed import (
     item_command,
     root_command,
 )
-from sv_scrapy.core.report.thennow import then_now_html
+from sv_scrapy.core.report.thennowlines import then_now_html
 
 COLOURS = {
     "TOKENS_ABSENT": "#c0392b", "WEAK_MATCH": "#e67e22", "TOKENS_PRESENT": "#27ae60",

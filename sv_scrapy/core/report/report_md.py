@@ -34,7 +34,7 @@ from sv_scrapy.core.report.reviewed import (
     md_verdict,
     root_command,
 )
-from sv_scrapy.core.report.thennow import then_excerpt_md, then_now_md
+from sv_scrapy.core.report.thennowlines import then_excerpt_md, then_now_md
 
 HEADER = (
     "> **Tripwires, not verdicts.** A `TOKENS_ABSENT` figure may sit on a deeper page or be written "
