@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEPS_STAMP := $(VENV)/.deps-stamp
 
-.PHONY: install system-deps lint docs test test-fast fuzz demo screenshot bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
+.PHONY: install system-deps lint docs test test-fast test-slow test-pacing fuzz demo screenshot bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
 
 install: $(DEPS_STAMP) system-deps
 
@@ -38,14 +38,24 @@ docs: install
 # module's fixtures run once; they mostly wait on processes starting and the mock web's floors), then
 # the tests a loaded machine could fail (marker `pacing`) alone on the machine
 SLOW_MARKERS := not pacing and (subprocess or browser or ocr or scrapyd)
+SLOW_PYTEST = $(BIN)/python -m pytest -W error -q -n 4 --dist loadfile -m "$(SLOW_MARKERS)"
+PACING_PYTEST = $(BIN)/python -m pytest -W error -q -m pacing
 test: install lint docs
 	status=0; \
 	started=$$(date +%s); \
 	$(FAST_PYTEST) || status=$$?; \
 	echo "make test-fast: $$(( $$(date +%s) - started )) s wall, load average $$(cut -d' ' -f1 /proc/loadavg)"; \
-	$(BIN)/python -m pytest -W error -q -n 4 --dist loadfile -m "$(SLOW_MARKERS)" || status=$$?; \
-	$(BIN)/python -m pytest -W error -q -m pacing || status=$$?; \
+	$(SLOW_PYTEST) || status=$$?; \
+	$(PACING_PYTEST) || status=$$?; \
 	exit $$status
+
+# make test's second and last passes alone: the jobs of .github/workflows/ci.yml, which run lint, the
+# docs and the three passes side by side
+test-slow: install
+	$(SLOW_PYTEST)
+
+test-pacing: install
+	$(PACING_PYTEST)
 
 # the inner loop: the pure core, the doctests and the in-process tests; no install, no lint, nothing that
 # drives a process or needs Chromium, tesseract, scrapyd or an idle machine (markers in pyproject.toml).

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from .conftest import PROJECT_DIR
+from .test_makefile import dry_run, marker_expressions
 
 AUDIT = "audit"  # the parts (a matrix over SV_PARTS)
 MERGE = "merge"  # their merge: the rolling issue and the store
@@ -61,9 +62,15 @@ def test_no_step_writes_to_the_repository(name: str) -> None:
             assert step.get("with", {}).get("persist-credentials") is False
 
 
-def test_ci_runs_the_readme_test_command() -> None:
-    runs = "\n".join(step.get("run", "") for step in steps(load("ci.yml")))
-    assert "make test" in runs
+def test_ci_runs_every_part_of_the_readme_test_command_side_by_side() -> None:
+    """ci.yml's jobs are make test's parts (lint, docs, its three passes) as a matrix, and the
+    three passes' selections are make test's own; .ci/run runs make test itself."""
+    check = load("ci.yml")["jobs"]["check"]
+    assert check["strategy"]["matrix"]["target"] == ["lint", "docs", "test-fast", "test-slow", "test-pacing"]
+    assert check["strategy"]["fail-fast"] is False
+    passes = "".join(dry_run(target) for target in ("test-fast", "test-slow", "test-pacing"))
+    assert marker_expressions(passes) == marker_expressions(dry_run("test"))
+    assert "ruff" in dry_run("lint") and "sphinx-build" in dry_run("docs")
     assert "make test" in (PROJECT_DIR / ".ci" / "run").read_text(encoding="utf-8")
 
 
