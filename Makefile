@@ -59,10 +59,11 @@ test-pacing: install
 
 # the inner loop: the pure core, the doctests and the in-process tests; no install, no lint, nothing that
 # drives a process or needs Chromium, tesseract, scrapyd or an idle machine (markers in pyproject.toml).
-# 4 workers on 2 cores: many in-process tests wait on the mock web or the API stub (62 s on 2, 43 s on 4).
+# 4 workers on 2 cores: many in-process tests wait on the mock web or the API stub (62 s on 2, 43 s on 4);
+# a file's tests on one worker, so that a module's crawl fixture runs once, not once a worker.
 # `make test` runs it as its first pass.
 FAST_MARKERS := not subprocess and not pacing and not browser and not ocr and not scrapyd
-FAST_PYTEST = $(BIN)/python -m pytest -W error -q -n 4 -m "$(FAST_MARKERS)"
+FAST_PYTEST = $(BIN)/python -m pytest -W error -q -n 4 --dist loadfile -m "$(FAST_MARKERS)"
 test-fast:
 	$(FAST_PYTEST)
 
