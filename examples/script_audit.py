@@ -19,10 +19,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the project, 
 from sv_scrapy.core.errors import SvError  # noqa: E402
 from sv_scrapy.extensions.outcome import exit_status  # noqa: E402
 from sv_scrapy.extensions.quietlog import log_to_file  # noqa: E402
+from sv_scrapy.run.registry import apply_environment  # noqa: E402
 
 
 def main() -> int:
     settings = get_project_settings()
+    apply_environment(settings)  # the SV_* locations, as scrapy crawl reads them when a run starts
     # quiet from Scrapy's first line (without this, the crawl goes quiet once its settings apply)
     log_to_file(settings, "audit")
     process = CrawlerProcess(settings)

@@ -19,7 +19,7 @@ from sv_scrapy.downloadhandlers.pinnedproxy import PinnedProxy
 from sv_scrapy.downloadhandlers.render import launch_options, resolved_here
 from sv_scrapy.extensions.quietlog import log_to_file
 from sv_scrapy.resolver import resolver_for
-from sv_scrapy.run.registry import setting_default
+from sv_scrapy.run.registry import apply_environment, setting_default
 from sv_scrapy.run.runtime import ignore_https_errors
 from sv_scrapy.run.state import crawl_config, find_run
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from typing import Self
 
     from scrapy.crawler import Crawler
-    from scrapy.settings import Settings
+    from scrapy.settings import BaseSettings, Settings
 
 PRIORITY = "addon"
 
@@ -48,6 +48,11 @@ class SvAddon:
         proxy = PinnedProxy(resolver_for(self.crawler))
         self.crawler.signals.connect(proxy.stop, signal=signals.engine_stopped, weak=False)
         return proxy.port
+    @classmethod
+    def update_pre_crawler_settings(cls, settings: BaseSettings) -> None:
+        """A crawler process or runner is being made (``scrapy crawl``, scrapyd's runner, a script):
+        the SV_* locations from the environment."""
+        apply_environment(settings)
 
     def update_settings(self, settings: Settings) -> None:
         if ignore_https_errors():

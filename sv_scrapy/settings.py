@@ -1,26 +1,21 @@
 """Scrapy settings for sv_scrapy.
 
-The SV_* locations come from the environment (or ``-s NAME=VALUE``); their names, defaults and
-docs are declared in ``sv_scrapy/run/registry.py``. Politeness is not
-defined here: ``sv_scrapy.addon.SvAddon`` derives it from ``_url-liveness.json`` at
-start-up (user agent, robots, concurrency, floors, AutoThrottle, timeouts, retries).
+The SV_* locations come from the environment (or ``-s NAME=VALUE``), read when a run starts
+(``registry.apply_environment``: the add-on's pre-crawler hook and the commands), never when
+this module is imported; their names, defaults and docs are declared in
+``sv_scrapy/run/registry.py``. Politeness is not defined here: ``sv_scrapy.addon.SvAddon``
+derives it from ``_url-liveness.json`` at start-up (user agent, robots, concurrency, floors,
+AutoThrottle, timeouts, retries).
 """
 
 from __future__ import annotations
 
-from sv_scrapy.run.registry import setting_default, setting_from_env
+from sv_scrapy.run.registry import setting_default
 
 BOT_NAME = "sv_scrapy"
 SPIDER_MODULES = ["sv_scrapy.spiders"]
 NEWSPIDER_MODULE = "sv_scrapy.spiders"
 COMMANDS_MODULE = "sv_scrapy.commands"
-
-SV_CORPUS_ROOT = setting_from_env("SV_CORPUS_ROOT")
-SV_CONFIG_DIR = setting_from_env("SV_CONFIG_DIR")
-SV_OUTPUT_DIR = setting_from_env("SV_OUTPUT_DIR")
-SV_CI_DIR = setting_from_env("SV_CI_DIR")
-SV_TESSERACT = setting_from_env("SV_TESSERACT")
-SV_PARTS_SEPARATE_MACHINES = setting_from_env("SV_PARTS_SEPARATE_MACHINES")
 
 ADDONS = {"sv_scrapy.addon.SvAddon": 0}
 

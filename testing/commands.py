@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import io
 import os
 import subprocess
@@ -42,20 +41,15 @@ def run_scrapy(*args: str, env: Mapping[str, str] | None = None, cwd: Path = PRO
 @contextlib.contextmanager
 def environment(env: Mapping[str, str] | None) -> Iterator[None]:
     """The process environment is the clean one plus ``env`` until the block ends, as a new
-    process would see it: the settings module reads ``SV_*`` when imported, so it is read again
-    on each side."""
-    import sv_scrapy.settings
-
+    process would see it (the settings read ``SV_*`` when a run starts, so nothing is reloaded)."""
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(clean_env(env))
-    importlib.reload(sv_scrapy.settings)
     try:
         yield
     finally:
         os.environ.clear()
         os.environ.update(saved)
-        importlib.reload(sv_scrapy.settings)
 
 
 def scrapy_in_process(*args: str, env: Mapping[str, str] | None = None,

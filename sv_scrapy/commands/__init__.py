@@ -12,6 +12,7 @@ import sys
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sv_scrapy.core.errors import SvError
+from sv_scrapy.run.registry import apply_environment
 from sv_scrapy.run.runtime import Runtime, resolve
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ class SvCommand:
 
     def runtime(self) -> Runtime:
         assert self.settings is not None
+        apply_environment(self.settings)
         return resolve(self.settings)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:

@@ -24,6 +24,7 @@ from sv_scrapy.core.errors import SvError
 from sv_scrapy.extensions.monitor import record_outcome, start_failed
 from sv_scrapy.extensions.outcome import exit_status, judged
 from sv_scrapy.extensions.quietlog import add_console, is_quiet, log_to_file
+from sv_scrapy.run.registry import apply_environment
 from sv_scrapy.spiders.base import PREFLIGHT, ClaimSpider, Preflight, job_of
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ class Command(ScrapyCrawlCommand):
         super().process_options(args, opts)
         if len(args) != 1 or self.settings is None:
             return  # Scrapy's own usage errors apply
+        apply_environment(self.settings)  # the checks below read them before the crawler process is made
         try:
             spidercls = get_spider_loader(self.settings).load(args[0])
         except KeyError:

@@ -141,6 +141,17 @@ def env_values(names: Iterable[str]) -> dict[str, str]:
     return {n: v for n in names if (v := env(n))}
 
 
+def apply_environment(settings: Any) -> None:
+    """Set each location setting (``SV_CORPUS_ROOT``, ``SV_OUTPUT_DIR``, …) from its environment
+    variable, else its registered default, at the add-on priority: ``-s NAME=VALUE`` (the command
+    line's, higher) still wins. Called where a run starts (the add-on's pre-crawler hook, the
+    commands), not when the settings module is imported, so a test sets the environment and
+    reloads nothing."""
+    for e in ENTRIES:
+        if e.source == SETTING_ENV:
+            settings.set(e.name, setting_from_env(e.name), priority="addon")
+
+
 def setting_from_env(name: str) -> str:
     """A location setting's default: its environment variable, else the registered path under the project."""
     e = entry(SETTING_ENV, name)
