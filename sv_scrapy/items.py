@@ -4,12 +4,13 @@ The spider fills ``fetched`` (what the downloader produced), ``body`` and, in th
 ``past`` (the URL's past, loaded once when its request was built); ``ReadPipeline`` sets
 ``reading`` (the one reader's record of the body: ``core.page.reader``; a 304's is restored from
 the store); ``RecordsPipeline`` hands both to ``core.page.pagerecord.page_records`` and keeps its
-``outcome`` (fetch_status, note, claim records). Pipelines read it through itemadapter.
+``outcome`` (fetch_status, note, claim records). Pipelines read its fields by name (``page_of``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.claims.record import ClaimRecord
@@ -29,3 +30,17 @@ class PageItem:
     raw_hash: str = ""
     outcome: PageOutcome | None = None  # set once, by RecordsPipeline (or from the journal)
     from_journal: bool = False  # done earlier in this (resumed) run: its outcome is final
+
+    def judged(self) -> PageOutcome:
+        """The outcome ``RecordsPipeline`` set, for the pipelines after it."""
+        if self.outcome is None:
+            raise TypeError(f"{self.url}: read before RecordsPipeline judged it")
+        return self.outcome
+
+
+def page_of(item: Any) -> PageItem:
+    """The item a pipeline is handed, as the project's own ``PageItem``: its fields are read by
+    name, so mypy checks every reader (an item of another kind is a programming error)."""
+    if not isinstance(item, PageItem):
+        raise TypeError(f"sv_scrapy's pipelines take a PageItem, not {type(item).__name__}")
+    return item

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
 
@@ -49,6 +48,7 @@ from sv_scrapy.core.page.text import content_hash
 from sv_scrapy.core.report.auditdoc import priority
 from sv_scrapy.extensions.journey import Fetch, Journey, journey_of
 from sv_scrapy.extensions.outcome import stop_for_output
+from sv_scrapy.items import page_of
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.run.runtime import page_rules
 from sv_scrapy.run.state import crawl_config, run_of
@@ -133,7 +133,7 @@ class ArchivePipeline(JobPipeline):
     # -- planning, page by page ------------------------------------------------------------
     def process_item(self, item: Any) -> Any:
         if self.settings.enabled:
-            records = ItemAdapter(item)["outcome"].records
+            records = page_of(item).judged().records
             self._start(self.plan.judged(records, [r for r in records if is_flagged(r)]))
         return item
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from itemadapter import ItemAdapter
-
 from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.audit.clockcheck import clock_behind
 from sv_scrapy.core.audit.partfile import PART_FILE, part_document
@@ -20,6 +18,7 @@ from sv_scrapy.core.report.finish import AuditInputs, finish_audit
 from sv_scrapy.core.report.outputs import write_documents
 from sv_scrapy.core.report.sourcelinks import corpus_commit, resolve_links
 from sv_scrapy.extensions.outcome import run_failure
+from sv_scrapy.items import page_of
 from sv_scrapy.pipelines.archive import archive_inputs
 from sv_scrapy.pipelines.export import ExportPipeline
 from sv_scrapy.run.registry import LINK_VARIABLES, env, env_values
@@ -42,10 +41,10 @@ class AuditExportPipeline(ExportPipeline):
         self.urls: dict[str, dict[str, Any]] = {}  # what the counts need of each page
 
     def process_item(self, item: Any) -> Any:
-        page = ItemAdapter(item)
-        outcome = page["outcome"]
-        self.urls[page["url"]] = {"fetch_status": outcome.fetch_status, "kind": page["reading"].kind, "note": outcome.note,
-                                  "not_modified": page["fetched"].http_status == 304
+        page = page_of(item)
+        outcome = page.judged()
+        self.urls[page.url] = {"fetch_status": outcome.fetch_status, "kind": page.reading.kind, "note": outcome.note,
+                                  "not_modified": page.fetched.http_status == 304
                                   or any(r.get("not_modified") for r in outcome.records)}
         return super().process_item(item)
 

@@ -22,8 +22,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote_plus, urlsplit
 
-from itemadapter import ItemAdapter
-
 from sv_scrapy.core.audit.discover.accept import Page, Proposal, judge
 from sv_scrapy.core.audit.discover.memory import DiscoverMemory, Kept, KeptProposal, searched_line
 from sv_scrapy.core.audit.discover.rank import (
@@ -49,6 +47,7 @@ from sv_scrapy.core.page.text import decode_body, html_title
 from sv_scrapy.downloadermiddlewares.robotstxt import SvRobotsTxtMiddleware
 from sv_scrapy.extensions.journey import journey_of
 from sv_scrapy.extensions.outcome import stop_for_output
+from sv_scrapy.items import PageItem, page_of
 from sv_scrapy.pipelines.archive import ArchivePipeline
 from sv_scrapy.pipelines.outlinks import LinkedPipeline
 from sv_scrapy.pipelines.sitemaps import MAX_BYTES, read_sitemap, robots_sitemaps
@@ -97,9 +96,9 @@ class DiscoverPipeline:
 
     # -- the stage -----------------------------------------------------------------------------
     async def process_item(self, item: Any) -> Any:
-        page = ItemAdapter(item)
-        outcome = page["outcome"]
-        if not self.settings.enabled or outcome is None or page["from_journal"]:
+        page = page_of(item)
+        outcome = page.outcome
+        if not self.settings.enabled or outcome is None or page.from_journal:
             return item
         for record in outcome.records:
             if wants_discovery(record):
@@ -117,7 +116,7 @@ class DiscoverPipeline:
     def _count(self, event: str, n: int = 1) -> None:
         self.crawler.stats.inc_value(f"sv/{PURPOSE}/{event}", n)
 
-    async def _discover(self, page: ItemAdapter, record: ClaimRecord) -> None:
+    async def _discover(self, page: PageItem, record: ClaimRecord) -> None:
         memory, now = self._memory(), self._today()
         page_hash = str(record.get("content_hash") or "")
         kept = memory.proposal(record, page_hash, now) if memory is not None else None
@@ -139,7 +138,7 @@ class DiscoverPipeline:
         record["proposed_source"], record["proposed_note"] = kept.proposal, kept.searched
         record["proposed_hash"] = kept.text_hash if kept.proposal is not None else None
 
-    async def _still_stated(self, page: ItemAdapter, record: ClaimRecord, kept: KeptProposal) -> KeptProposal | None:
+    async def _still_stated(self, page: PageItem, record: ClaimRecord, kept: KeptProposal) -> KeptProposal | None:
         """A kept proposal whose page still states the figure: asked conditionally (a 304 keeps it, a
         changed page is judged again); None: search again."""
         found = kept.proposal
@@ -167,15 +166,15 @@ class DiscoverPipeline:
             self._save(lambda: run.store.save_extra(read.url, read.etag, read.last_modified, read.text))
         return KeptProposal(proposal.as_dict(), "", read.etag, read.last_modified, sha256_hex(read.text))
 
-    async def _search(self, page: ItemAdapter, record: ClaimRecord) -> KeptProposal:
+    async def _search(self, page: PageItem, record: ClaimRecord) -> KeptProposal:
         """The first candidate that states the figure in context, or what was searched."""
-        fetched = page["fetched"]
-        final = fetched.final_url or page["url"]
-        host = urlsplit(final).hostname or urlsplit(page["url"]).hostname or ""
-        cited = urlsplit(str(record.get("source_url") or page["url"])).hostname or host
+        fetched = page.fetched
+        final = fetched.final_url or page.url
+        host = urlsplit(final).hostname or urlsplit(page.url).hostname or ""
+        cited = urlsplit(str(record.get("source_url") or page.url)).hostname or host
         own = self._site_words(page, record)
         budget = self.settings.max_candidates
-        skip = {page["url"], final}
+        skip = {page.url, final}
         searched: list[tuple[str, int]] = []
         for via in (LINK, SITEMAP, SEARCH):
             if budget <= 0:
@@ -200,17 +199,17 @@ class DiscoverPipeline:
                     break
         return KeptProposal(None, searched_line(searched))
 
-    def _site_words(self, page: ItemAdapter, record: ClaimRecord) -> tuple[str, ...]:
+    def _site_words(self, page: PageItem, record: ClaimRecord) -> tuple[str, ...]:
         archive = self.crawler.get_item_pipeline(ArchivePipeline)
         then = archive.results.get(str(record["id"])) if archive is not None else None
-        reading = page["reading"]
+        reading = page.reading
         lines = reading.text.split("\n") if reading.shapes else []
         headings = [lines[n] for n, shape in enumerate(reading.shapes[: len(lines)]) if shape.heading_level]
-        return site_words(then, page["fetched"].title, headings)
+        return site_words(then, page.fetched.title, headings)
 
-    def _foreign(self, page: ItemAdapter, record: ClaimRecord) -> bool:
+    def _foreign(self, page: PageItem, record: ClaimRecord) -> bool:
         """Does the site write another language than the playbook (then its search is asked in its words)?"""
-        reading = page["reading"]
+        reading = page.reading
         if reading.text.strip():
             return not in_claims_language(reading.text, reading.lang)
         archive = self.crawler.get_item_pipeline(ArchivePipeline)
@@ -218,11 +217,11 @@ class DiscoverPipeline:
         said = " ".join(str(e) for e in (then or {}).get("excerpts") or [])
         return bool(said.strip()) and not in_claims_language(said, "")
 
-    async def _candidates(self, via: str, page: ItemAdapter, record: ClaimRecord, host: str,
+    async def _candidates(self, via: str, page: PageItem, record: ClaimRecord, host: str,
                           own: tuple[str, ...]) -> list[Candidate] | None:
         """The candidates one source offers; None when the source is not there for this site."""
         if via == LINK:
-            links = page["links"]
+            links = page.links
             found = [Candidate(url, LINK, text) for url, text in links]
             linked = record.get("found_linked") or {}
             if linked.get("url"):  # the one-hop stage found the figure there: first, ranked by what it holds
@@ -231,7 +230,7 @@ class DiscoverPipeline:
             return found or None
         if via == SITEMAP:
             if host not in self._sitemaps:
-                scheme = urlsplit(page["fetched"].final_url or page["url"]).scheme
+                scheme = urlsplit(page.fetched.final_url or page.url).scheme
                 self._sitemaps[host] = asyncio.ensure_future(self._sitemap_urls(scheme, host, self._vocabulary(host, own)))
             index = await asyncio.shield(self._sitemaps[host])
             return index.candidates(terms(record, own), claim_years(record)) if index is not None else None

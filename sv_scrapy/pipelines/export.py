@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from itemadapter import ItemAdapter
 from scrapy import signals
 
 from sv_scrapy.core.atomic import write_json
@@ -15,6 +14,7 @@ from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.pagerecord import unfetched_record
 from sv_scrapy.core.report.worklistsummary import summary_lines, worklist_stats
 from sv_scrapy.extensions.outcome import record_failure, run_failure
+from sv_scrapy.items import page_of
 from sv_scrapy.pipelines import JobPipeline
 from sv_scrapy.pipelines.prcheck import export_changes
 from sv_scrapy.run.state import Run, run_of
@@ -38,7 +38,7 @@ class ExportPipeline(JobPipeline):
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     def process_item(self, item: Any) -> Any:
-        for record in ItemAdapter(item)["outcome"].records:
+        for record in page_of(item).judged().records:
             self.records.setdefault(record["id"], record)
         return item
 

@@ -18,8 +18,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from itemadapter import ItemAdapter
-
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.outlinks import (
     found_in,
@@ -33,6 +31,7 @@ from sv_scrapy.core.page.prefilter import TOKENS_ABSENT
 from sv_scrapy.core.page.text import decode_body
 from sv_scrapy.extensions.journey import journey_of
 from sv_scrapy.extensions.outcome import stop_for_output
+from sv_scrapy.items import PageItem, page_of
 from sv_scrapy.run.runtime import page_rules
 from sv_scrapy.run.state import crawl_config, find_run
 
@@ -89,33 +88,33 @@ class _Outlinks:
         return cls(crawler, crawl_config(crawler))
 
     @staticmethod
-    def _html_page(page: ItemAdapter) -> bool:
+    def _html_page(page: PageItem) -> bool:
         """A page read as HTML from a 200 answer (a 304 has no body to find frames or links in)."""
-        return bool(page["reading"].kind == "html" and page["fetched"].http_status == 200)
+        return bool(page.reading.kind == "html" and page.fetched.http_status == 200)
 
 
 class FramesPipeline(_Outlinks):
     async def process_item(self, item: Any) -> Any:
-        page = ItemAdapter(item)
+        page = page_of(item)
         frames = []
         for url in self._wanted(page):
             text = await fetch_text(self.crawler, url, "frame")
             if text:
                 frames.append((url, text))
         if frames:
-            reading = page["reading"]
-            page["reading"] = replace(reading, text=join_frames(reading.text, frames), frames=tuple(frames))
+            reading = page.reading
+            page.reading = replace(reading, text=join_frames(reading.text, frames), frames=tuple(frames))
         return item
 
-    def _wanted(self, page: ItemAdapter) -> list[str]:
+    def _wanted(self, page: PageItem) -> list[str]:
         """The same-site frames of a thin or zero-match HTML page; none for any other page."""
-        body = page["body"]
+        body = page.body
         if body is None or not self._html_page(page) or b"frame" not in body.lower():
             return []
-        fetched = page["fetched"]
+        fetched = page.fetched
         html = decode_body(body, fetched.content_type or None, truncated=fetched.truncated).text
-        urls = frame_urls(html, fetched.final_url or page["url"])
-        return urls if urls and wants_frames(page["claims"], page["reading"].text, self.rules.prefilter) else []
+        urls = frame_urls(html, fetched.final_url or page.url)
+        return urls if urls and wants_frames(page.claims, page.reading.text, self.rules.prefilter) else []
 
 
 class LinkedPipeline(_Outlinks):
@@ -129,13 +128,13 @@ class LinkedPipeline(_Outlinks):
         return self.read[url]
 
     async def process_item(self, item: Any) -> Any:
-        page = ItemAdapter(item)
-        outcome = page["outcome"]
-        if self.config.linked.enabled and not page["from_journal"] and outcome is not None:
-            if page["fetched"].http_status == 304:
-                self._findings_stand(page["past"], outcome.records)
-            elif page["links"] and self._html_page(page):
-                await self._one_hop(page["links"], outcome.records)
+        page = page_of(item)
+        outcome = page.outcome
+        if self.config.linked.enabled and not page.from_journal and outcome is not None:
+            if page.fetched.http_status == 304:
+                self._findings_stand(page.past, outcome.records)
+            elif page.links and self._html_page(page):
+                await self._one_hop(page.links, outcome.records)
         return item
 
     @staticmethod
@@ -171,11 +170,11 @@ class LinksPipeline(_Outlinks):
     discovery's first source (``pipelines/discover.py``)."""
 
     def process_item(self, item: Any) -> Any:
-        page = ItemAdapter(item)
-        body = page["body"]
+        page = page_of(item)
+        body = page.body
         wanted = self.config.linked.enabled or self.config.discover.enabled
         if wanted and body is not None and self._html_page(page):
-            fetched = page["fetched"]
+            fetched = page.fetched
             html = decode_body(body, fetched.content_type or None, truncated=fetched.truncated).text
-            page["links"] = page_links(html, fetched.final_url or page["url"])
+            page.links = page_links(html, fetched.final_url or page.url)
         return item

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from itemadapter import ItemAdapter
-
 from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.extensions.journey import journey_of
+from sv_scrapy.items import page_of
 
 if TYPE_CHECKING:
     from typing import Self
@@ -27,17 +26,17 @@ class ReadPipeline:
         return cls(crawler)
 
     async def process_item(self, item: Any) -> Any:
-        page = ItemAdapter(item)
-        fetched, body = page["fetched"], page["body"]
+        page = page_of(item)
+        fetched, body = page.fetched, page.body
         if fetched.http_status == 304:  # a 304 carries no body: the stored copy's reading
-            past = page["past"] or PagePast(page["url"])
-            page["reading"] = self._restored(past)
-            page["fetched"] = past.restored_fetched(fetched)
+            past = page.past or PagePast(page.url)
+            page.reading = self._restored(past)
+            page.fetched = past.restored_fetched(fetched)
         elif body is not None:  # a failure, a refusal or a failing answer has nothing to read
-            page["reading"] = await journey_of(self.crawler).read(
+            page.reading = await journey_of(self.crawler).read(
                 body, fetched.content_type, truncated=fetched.truncated,
                 lang=fetched.headers.get("content-language", "").split(",")[0].strip(),
-                urls=(page["url"], fetched.final_url), scopes=[c.get("scope", "") for c in page["claims"]])
+                urls=(page.url, fetched.final_url), scopes=[c.get("scope", "") for c in page.claims])
         return item
 
     def _restored(self, past: PagePast) -> Reading:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from itemadapter import ItemAdapter
-
 from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.page.pagerecord import page_records
+from sv_scrapy.items import page_of
 from sv_scrapy.run.runtime import page_rules
 from sv_scrapy.run.state import crawl_config, run_of
 
@@ -32,14 +31,14 @@ class RecordsPipeline:
         return cls(crawler, page_rules(crawl_config(crawler)))
 
     def process_item(self, item: Any) -> Any:
-        page = ItemAdapter(item)
-        if page["from_journal"]:
+        page = page_of(item)
+        if page.from_journal:
             return item
         run, previous = run_of(self.crawler), None
         if self.remembers:  # the past the request carried (a URL never seen: an empty one)
-            previous = (page["past"] or PagePast(page["url"])).previous()
-        outcome = page_records(page["fetched"], page["reading"], page["claims"], self.rules, previous)
-        page["outcome"] = outcome
+            previous = (page.past or PagePast(page.url)).previous()
+        outcome = page_records(page.fetched, page.reading, page.claims, self.rules, previous)
+        page.outcome = outcome
         for prior in outcome.priors:
             self.crawler.stats.inc_value(f"sv/prior/{prior}")
         self.crawler.stats.inc_value(f"sv/fetch_status/{outcome.raw_status}")

@@ -15,15 +15,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
 from sv_scrapy.core.audit.journal import next_entry
 from sv_scrapy.core.audit.past import PagePast
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.extensions.outcome import output_stopped, stop_for_output
+from sv_scrapy.items import PageItem, page_of
 from sv_scrapy.pipelines import JobPipeline
-from sv_scrapy.pipelines.hashes import keeps_pdf_bytes
+from sv_scrapy.pipelines.hashes import pdf_bytes_kept
 from sv_scrapy.run.state import run_of
 
 if TYPE_CHECKING:
@@ -57,32 +57,32 @@ class StoreUpdatePipeline(_StoreWriter):
     job = "audit"
 
     async def process_item(self, item: Any) -> Any:
-        page = ItemAdapter(item)
-        if page["from_journal"]:
+        page = page_of(item)
+        if page.from_journal:
             return item
         if output_stopped(self.crawler):  # a write failed: nothing more is kept (nor journalled)
             raise DropItem("not kept: the output folder failed earlier", log_level="DEBUG")
         await self._write(lambda: self._journal(page, item))
-        if page["outcome"].changed:
+        if page.judged().changed:
             self.crawler.stats.inc_value("sv/store/content_changed")
         return item
 
-    def _journal(self, page: ItemAdapter, item: Any) -> None:
+    def _journal(self, page: PageItem, item: Any) -> None:
         """Texts first, the entry last: once the entry is on disk a resumed run skips the URL."""
         run = run_of(self.crawler)
         store, run_id = run.store, run.run_id
-        url, outcome, fetched = page["url"], page["outcome"], page["fetched"]
-        past = page["past"] or PagePast(url)
-        reading = page["reading"]
+        url, outcome, fetched = page.url, page.judged(), page.fetched
+        past = page.past or PagePast(url)
+        reading = page.reading
         if reading.content_hash and outcome.state is not None:
             if fetched.http_status != 304:
                 store.save_text(url, reading.text)
             if outcome.state.stable_hash == reading.content_hash and (outcome.changed or not past.stable_kept):
                 store.save_stable_text(url, reading.text)
-        if keeps_pdf_bytes(page):
-            store.save_pdf(url, page["body"])
+        if (pdf := pdf_bytes_kept(page)) is not None:
+            store.save_pdf(url, pdf)
         # the journal: once this is on disk, a resumed run skips the URL
-        store.save(next_entry(fetched, reading, outcome, past.entry, run_id, page["raw_hash"]))
+        store.save(next_entry(fetched, reading, outcome, past.entry, run_id, page.raw_hash))
 
 
 class StoreTextPipeline(_StoreWriter):
@@ -92,14 +92,14 @@ class StoreTextPipeline(_StoreWriter):
     job = "worklist"
 
     async def process_item(self, item: Any) -> Any:
-        page = ItemAdapter(item)
+        page = page_of(item)
         store = run_of(self.crawler).store
 
         def keep() -> None:
-            if page["reading"].text:
-                store.save_text(page["url"], page["reading"].text)
-            if keeps_pdf_bytes(page):
-                store.save_pdf(page["url"], page["body"])
+            if page.reading.text:
+                store.save_text(page.url, page.reading.text)
+            if (pdf := pdf_bytes_kept(page)) is not None:
+                store.save_pdf(page.url, pdf)
 
         await self._write(keep)
         return item
