@@ -6,7 +6,11 @@ from __future__ import annotations
 import itertools
 import re
 
+import pytest
+
 from testing.commands import run_command
+
+pytestmark = pytest.mark.subprocess  # drives make -n: make test-fast leaves it out
 
 MARKERS = ("subprocess", "pacing", "browser", "ocr", "scrapyd")
 

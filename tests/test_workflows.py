@@ -62,6 +62,7 @@ def test_no_step_writes_to_the_repository(name: str) -> None:
             assert step.get("with", {}).get("persist-credentials") is False
 
 
+@pytest.mark.subprocess  # drives make -n
 def test_ci_runs_every_part_of_the_readme_test_command_side_by_side() -> None:
     """ci.yml's jobs are make test's parts (lint, docs, its three passes) as a matrix, and the
     three passes' selections are make test's own; .ci/run runs make test itself."""
