@@ -45,8 +45,10 @@ class SvAddon:
         for the browser (no configured proxy, or hosts that bypass it); None where none is needed."""
         if not resolved_here():
             return None
-        proxy = PinnedProxy(resolver_for(self.crawler))
-        self.crawler.signals.connect(proxy.stop, signal=signals.engine_stopped, weak=False)
+        crawler = self.crawler
+        proxy = PinnedProxy(lambda: resolver_for(crawler))  # the run's resolver, asked once the reactor runs
+        crawler.signals.connect(proxy.start, signal=signals.engine_started, weak=False)
+        crawler.signals.connect(proxy.stop, signal=signals.engine_stopped, weak=False)
         return proxy.port
     @classmethod
     def update_pre_crawler_settings(cls, settings: BaseSettings) -> None:

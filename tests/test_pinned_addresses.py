@@ -331,7 +331,9 @@ def test_the_pinned_proxy_tunnels_only_to_checked_addresses(webs: tuple[MockWeb,
     SCRIPT.update({"rebind.test": [[PUBLIC], [LOOPBACK]], "both.test": [[PUBLIC, LOOPBACK]],
                    "safe.test": [[PUBLIC], [PUBLIC], [LOOPBACK]]})
     reactor = reactor_thread()
-    proxy = blockingCallFromThread(reactor, PinnedProxy, resolver())
+    pinned = resolver()
+    proxy = PinnedProxy(lambda: pinned)
+    blockingCallFromThread(reactor, proxy.start)
 
     def through(target: str, request: bytes = b"") -> bytes:
         with socket.create_connection((LOOPBACK, proxy.port), timeout=10) as conn:

@@ -15,6 +15,7 @@ one host's request.
 
 from __future__ import annotations
 
+import socket
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -27,6 +28,8 @@ from twisted.internet.protocol import Factory, Protocol
 from sv_scrapy.resolver import UnsafeAnswer
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sv_scrapy.resolver import PinnedResolver
 
 _HEAD_LIMIT = 64 * 1024  # a request head longer than this is no browser's
@@ -146,14 +149,33 @@ class _Browser(Protocol):
 
 
 class PinnedProxy:
-    """The proxy on a free loopback port (``port``) until ``stop`` is awaited."""
+    """The proxy on a free loopback port (``port``), listening from ``start`` until ``stop``.
 
-    def __init__(self, resolver: PinnedResolver) -> None:
+    *resolver* gives the run's resolver when a browser connection comes. The port is bound when the
+    proxy is made, without the reactor: the add-on puts it into the browser's launch options while
+    Scrapy applies the settings, and a script's ``CrawlerProcess`` installs its reactor only after
+    the add-ons have run (importing the reactor there would install Twisted's default one)."""
+
+    def __init__(self, resolver: Callable[[], PinnedResolver]) -> None:
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.bind(("127.0.0.1", 0))
+        self._socket.listen(128)
+        self._socket.setblocking(False)
+        self.port = int(self._socket.getsockname()[1])
+        self._resolver = resolver
+        self._listening: Any = None
+
+    def start(self) -> None:
+        """Listen on the bound port (the reactor is running)."""
         from twisted.internet import reactor as installed
 
         reactor: Any = installed
-        self._listening = reactor.listenTCP(0, Factory.forProtocol(lambda: _Browser(resolver)), interface="127.0.0.1")
-        self.port = int(self._listening.getHost().port)
+        factory = Factory.forProtocol(lambda: _Browser(self._resolver()))
+        self._listening = reactor.adoptStreamPort(self._socket.fileno(), socket.AF_INET, factory)
+        self._socket.close()  # the reactor listens on its own copy of the descriptor
 
     async def stop(self) -> None:
+        if self._listening is None:
+            self._socket.close()  # a crawl that never started its engine
+            return
         await maybe_deferred_to_future(self._listening.stopListening())
