@@ -32,7 +32,7 @@ LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 ROLE = re.compile(r"\{[\w:-]+\}`([^`]*)`")
 WORD = re.compile(r"\w")
 # what a rewrite must keep: code spans, link targets, roles, anchors, figures (numbers with their units)
-KEPT = re.compile(r"`[^`]+`|\]\([^)]*\)|\{[\w:-]+\}`[^`]*`|^\(.*\)=$|\d[\d.,:]*\s?[%×x]?", re.MULTILINE)
+KEPT = re.compile(r"`[^`]+`|\]\([^)]*\)|\{[\w:-]+\}`[^`]*`|^\(.*\)=$|\d(?:[\d.,:]*\d)?(?:\s?[%×])?", re.MULTILINE)
 
 
 @dataclass
