@@ -31,7 +31,8 @@ SENTENCE_END = re.compile(r"(?<=[.!?])[)\"'*_]*\s+(?=[A-Z0-9`\"'(*\[{])")
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 ROLE = re.compile(r"\{[\w:-]+\}`([^`]*)`")
 WORD = re.compile(r"\w")
-# what a rewrite must keep: code spans, link targets, roles, anchors, figures (numbers with their units)
+# what a rewrite must keep whole: fenced blocks and table rows; then code spans, link targets, roles, anchors, figures (numbers with their units)
+BLOCKS = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$|^\|[^\n]*\|[ \t]*$", re.MULTILINE | re.DOTALL)
 KEPT = re.compile(r"`[^`]+`|\]\([^)]*\)|\{[\w:-]+\}`[^`]*`|^\(.*\)=$|\d(?:[\d.,:]*\d)?(?:\s?[%×])?", re.MULTILINE)
 
 
@@ -118,8 +119,11 @@ def lost_since(revision: str, path: Path) -> list[str]:
                            text=True, check=False)
     if shown.returncode != 0:
         return []
-    now = path.read_text(encoding="utf-8")
-    return [token for token in dict.fromkeys(KEPT.findall(shown.stdout)) if token not in now]
+    before, now = shown.stdout, path.read_text(encoding="utf-8")
+    blocks = [m.group(0) for m in BLOCKS.finditer(before)]
+    spans = [" ".join(t.split()) for t in KEPT.findall(BLOCKS.sub("", before))]
+    flat = " ".join(now.split())
+    return [t for t in dict.fromkeys(blocks) if t not in now] + [t for t in dict.fromkeys(spans) if t not in flat]
 
 
 def main(argv: list[str]) -> int:
@@ -135,7 +139,7 @@ def main(argv: list[str]) -> int:
         lost = {p: lost_since(args.kept_since, p) for p in paths}
         for path, tokens in lost.items():
             for token in tokens:
-                print(f"{path.relative_to(PROJECT_DIR)}: lost {token}")
+                print(f"{path.relative_to(PROJECT_DIR)}: lost {token[:100]!r}")
         return 1 if any(lost.values()) else 0
     pages = [read(p) for p in paths]
     print(f"{'page':<48} {'sentences':>9} {'average':>7} {'longest':>7} {'>' + str(args.over):>5}")
