@@ -33,7 +33,8 @@ ROLE = re.compile(r"\{[\w:-]+\}`([^`]*)`")
 WORD = re.compile(r"\w")
 # what a rewrite must keep whole: fenced blocks and table rows; then code spans, link targets, roles, anchors, figures (numbers with their units)
 BLOCKS = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$|^\|[^\n]*\|[ \t]*$", re.MULTILINE | re.DOTALL)
-KEPT = re.compile(r"`[^`]+`|\]\([^)]*\)|\{[\w:-]+\}`[^`]*`|^\(.*\)=$|\d(?:[\d.,:]*\d)?(?:\s?[%×])?", re.MULTILINE)
+KEPT = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)|\]\([^)]*\)|\{[\w:-]+\}`[^`]*`|^\([^\n]*\)=$"
+                  r"|\d(?:[\d.,:]*\d)?(?:\s?[%×])?", re.MULTILINE | re.DOTALL)
 
 
 @dataclass
@@ -121,7 +122,7 @@ def lost_since(revision: str, path: Path) -> list[str]:
         return []
     before, now = shown.stdout, path.read_text(encoding="utf-8")
     blocks = [m.group(0) for m in BLOCKS.finditer(before)]
-    spans = [" ".join(t.split()) for t in KEPT.findall(BLOCKS.sub("", before))]
+    spans = [" ".join(t.split()) for t in (m.group(0) for m in KEPT.finditer(BLOCKS.sub("", before)))]
     flat = " ".join(now.split())
     return [t for t in dict.fromkeys(blocks) if t not in now] + [t for t in dict.fromkeys(spans) if t not in flat]
 
