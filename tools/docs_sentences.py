@@ -6,8 +6,8 @@ Without pages it reads README.md and every page of docs/ but the generated refer
 Prose only: fenced blocks (code, toctrees, autodoc) are skipped, except admonitions (note, warning, …),
 whose text a reader reads; so are table rows, headings, anchors, comments, directive options and a definition's term.
 A list item is a paragraph of its own. An inline code span, a link or a MyST role counts as the words of its
-text. A sentence ends at ``.``, ``!`` or ``?`` before a space and a capital, a digit, a quote or a
-backtick, or at the paragraph's end. The site's figure is the mean over all sentences (a long page weighs
+text. A sentence ends at ``.``, ``!`` or ``?`` (outside code spans and abbreviations such as "e.g.")
+before a space and a letter, a digit, a quote or a backtick, or at the paragraph's end. The site's figure is the mean over all sentences (a long page weighs
 more). Prints, worst page first; asserts nothing.
 """
 
@@ -27,7 +27,8 @@ FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*(\{([\w-]+)\})?")
 ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s+")
 SKIPPED_LINE = re.compile(r"^\s*(#|\||%|\(.*\)=\s*$|<!--|:[\w-]+:|\.\. )")
 ABBREVIATIONS = re.compile(r"\b(e\.g|i\.e|etc|vs|cf|approx|Dr|Mr|no)\.", re.IGNORECASE)
-SENTENCE_END = re.compile(r"(?<=[.!?])[)\"'*_]*\s+(?=[A-Z0-9`\"'(*\[{])")
+SENTENCE_END = re.compile(r"(?<=[.!?])[)\"'*_]*\s+(?=[A-Za-z0-9`\"'(*\[{])")
+CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 ROLE = re.compile(r"\{[\w:-]+\}`([^`]*)`")
 WORD = re.compile(r"\w")
@@ -69,6 +70,8 @@ def paragraphs(text: str) -> list[str]:
 
     for line in text.splitlines():
         fence = FENCE.match(line)
+        if fence and fence.group(1)[0] == "`" and "`" in line[fence.end():]:
+            fence = None  # a code span opening the line: a backtick fence's info string holds no backtick
         if fence:
             marker, name = fence.group(1), fence.group(3)
             if fences and marker == fences[-1][0] and not name:
@@ -97,8 +100,12 @@ def paragraphs(text: str) -> list[str]:
 
 def sentences(paragraph: str) -> list[str]:
     plain = ROLE.sub(r"\1", LINK.sub(r"\1", paragraph))
-    guarded = ABBREVIATIONS.sub(lambda m: m.group(0).replace(".", "\0"), plain)
-    return [s.replace("\0", ".").strip() for s in SENTENCE_END.split(guarded) if words(s)]
+    def guard(match: re.Match[str]) -> str:
+        return match.group(0).replace(".", "\0").replace("?", "\1").replace("!", "\2")
+
+    guarded = ABBREVIATIONS.sub(guard, CODE_SPAN.sub(guard, plain))
+    unguarded = (s.replace("\0", ".").replace("\1", "?").replace("\2", "!") for s in SENTENCE_END.split(guarded))
+    return [s.strip() for s in unguarded if words(s)]
 
 
 def read(path: Path) -> Page:
