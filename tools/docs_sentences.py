@@ -1,14 +1,20 @@
 """Words per sentence in the docs' prose: the average per page, the whole site's, and the longest.
 
     python tools/docs_sentences.py [--over 40] [--longest 3] [PAGE.md ...]
+    python tools/docs_sentences.py --kept-since REVISION [PAGE.md ...]
 
-Without pages it reads README.md and every page of docs/ but the generated reference (docs/reference/).
-Prose only: fenced blocks (code, toctrees, autodoc) are skipped, except admonitions (note, warning, …),
-whose text a reader reads; so are table rows, headings, anchors, comments, directive options and a definition's term.
-A list item is a paragraph of its own. An inline code span, a link or a MyST role counts as the words of its
-text. A sentence ends at ``.``, ``!`` or ``?`` (outside code spans and abbreviations such as "e.g.")
-before a space and a letter, a digit, a quote or a backtick, or at the paragraph's end. The site's figure is the mean over all sentences (a long page weighs
-more). Prints, worst page first; asserts nothing.
+Without pages it reads README.md and every page of docs/ but the generated reference
+(docs/reference/). Prose only: fenced blocks (code, toctrees, autodoc) are skipped, except
+admonitions (note, warning, …), whose text a reader reads. So are table rows, headings, anchors,
+comments, directive options and a definition's term. A list item is a paragraph of its own. An inline
+code span, a link or a MyST role counts as the words of its text. A sentence ends at ``.``, ``!`` or
+``?`` (outside code spans and abbreviations such as "e.g.") before a space and a letter, a digit, a
+quote or a backtick, or at the paragraph's end. The site's figure is the mean over all sentences, so
+a long page weighs more. Prints, worst page first; asserts nothing.
+
+``--kept-since`` is a rewrite's check: it lists what each page held at REVISION and holds no more
+(fenced blocks, table rows and headings whole; code spans, link targets, roles, anchors and figures),
+and exits 1 when anything was lost.
 """
 
 from __future__ import annotations
@@ -30,12 +36,13 @@ ABBREVIATIONS = re.compile(r"\b(e\.g|i\.e|etc|vs|cf|approx|Dr|Mr|no)\.", re.IGNO
 SENTENCE_END = re.compile(r"(?<=[.!?])[)\"'*_]*\s+(?=[A-Za-z0-9`\"'(*\[{])")
 CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-ROLE = re.compile(r"\{[\w:-]+\}`([^`]*)`")
+ROLE = re.compile(r"(?<!`)\{[\w:-]+\}`([^`]*)`")
 WORD = re.compile(r"\w")
-# what a rewrite must keep whole: fenced blocks and table rows; then code spans, link targets, roles, anchors, figures (numbers with their units)
-BLOCKS = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$|^\|[^\n]*\|[ \t]*$", re.MULTILINE | re.DOTALL)
-KEPT = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)|\]\([^)]*\)|\{[\w:-]+\}`[^`]*`|^\([^\n]*\)=$"
+# what a rewrite keeps whole (fenced blocks, table rows, headings), then what it keeps in its prose
+WHOLE = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$|^\|[^\n]*\|[ \t]*$|^#{1,6} [^\n]*$", re.MULTILINE | re.DOTALL)
+KEPT = re.compile(CODE_SPAN.pattern + r"|\]\([^)]*\)|(?<!`)\{[\w:-]+\}`[^`]*`|^\([^\n]*\)=$"
                   r"|\d(?:[\d.,:]*\d)?(?:\s?[%×])?", re.MULTILINE | re.DOTALL)
+GUARDS = {".": "\0", "?": "\1", "!": "\2"}  # stand-ins for the stops that end no sentence
 
 
 @dataclass
@@ -90,7 +97,7 @@ def paragraphs(text: str) -> list[str]:
         if ITEM.match(line):
             close()
             line = ITEM.sub("", line, count=1)
-        elif line.startswith(": "):  # a definition: its term (the paragraph so far) is a name, not a sentence
+        elif line.startswith(": "):  # a definition: the paragraph so far is its term, a name
             current.clear()
             line = line[2:]
         current.append(line.strip())
@@ -98,14 +105,23 @@ def paragraphs(text: str) -> list[str]:
     return found
 
 
+def guard(match: re.Match[str]) -> str:
+    text = match.group(0)
+    for stop, stand_in in GUARDS.items():
+        text = text.replace(stop, stand_in)
+    return text
+
+
+def unguard(text: str) -> str:
+    for stop, stand_in in GUARDS.items():
+        text = text.replace(stand_in, stop)
+    return text.strip()
+
+
 def sentences(paragraph: str) -> list[str]:
     plain = ROLE.sub(r"\1", LINK.sub(r"\1", paragraph))
-    def guard(match: re.Match[str]) -> str:
-        return match.group(0).replace(".", "\0").replace("?", "\1").replace("!", "\2")
-
     guarded = ABBREVIATIONS.sub(guard, CODE_SPAN.sub(guard, plain))
-    unguarded = (s.replace("\0", ".").replace("\1", "?").replace("\2", "!") for s in SENTENCE_END.split(guarded))
-    return [s.strip() for s in unguarded if words(s)]
+    return [unguard(s) for s in SENTENCE_END.split(guarded) if words(s)]
 
 
 def read(path: Path) -> Page:
@@ -116,31 +132,31 @@ def read(path: Path) -> Page:
 
 def default_pages() -> list[Path]:
     docs = PROJECT_DIR / "docs"
-    return [PROJECT_DIR / "README.md", *(p for p in sorted(docs.rglob("*.md"))
-                                         if "reference" not in p.relative_to(docs).parts[:1])]
+    pages = [p for p in sorted(docs.rglob("*.md")) if p.relative_to(docs).parts[0] != "reference"]
+    return [PROJECT_DIR / "README.md", *pages]
 
 
 def lost_since(revision: str, path: Path) -> list[str]:
-    """What the page held at ``revision`` (code spans, link targets, roles, anchors, figures) and holds no more."""
+    """What the page held at ``revision`` and holds no more (see the module's docstring)."""
     relative = path.relative_to(PROJECT_DIR).as_posix()
-    shown = subprocess.run(["git", "show", f"{revision}:{relative}"], cwd=PROJECT_DIR, capture_output=True,
-                           text=True, check=False)
-    if shown.returncode != 0:
+    shown = subprocess.run(["git", "show", f"{revision}:{relative}"], cwd=PROJECT_DIR,
+                           capture_output=True, text=True, check=False)
+    if shown.returncode != 0:  # a page the revision did not have lost nothing
         return []
     before, now = shown.stdout, path.read_text(encoding="utf-8")
-    blocks = [m.group(0) for m in BLOCKS.finditer(before)]
-    spans = [" ".join(t.split()) for t in (m.group(0) for m in KEPT.finditer(BLOCKS.sub("", before)))]
-    flat = " ".join(now.split())
-    return [t for t in dict.fromkeys(blocks) if t not in now] + [t for t in dict.fromkeys(spans) if t not in flat]
+    whole = dict.fromkeys(m.group(0) for m in WHOLE.finditer(before))
+    kept = dict.fromkeys(" ".join(m.group(0).split()) for m in KEPT.finditer(WHOLE.sub("", before)))
+    flat = " ".join(now.split())  # a span may have been wrapped at another place
+    return [t for t in whole if t not in now] + [t for t in kept if t not in flat]
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
     parser.add_argument("pages", nargs="*", type=Path)
-    parser.add_argument("--over", type=int, default=40, help="list every sentence longer than this (words)")
-    parser.add_argument("--longest", type=int, default=0, help="also list each page's N longest sentences")
+    parser.add_argument("--over", type=int, default=40, help="list every sentence longer than this")
+    parser.add_argument("--longest", type=int, default=0, help="also list each page's N longest")
     parser.add_argument("--kept-since", metavar="REVISION",
-                        help="instead, list what each page held at REVISION and lost since (a rewrite's check)")
+                        help="list instead what each page held at REVISION and lost since")
     args = parser.parse_args(argv)
     paths = [p.resolve() for p in (args.pages or default_pages())]
     if args.kept_since:
@@ -155,13 +171,12 @@ def main(argv: list[str]) -> int:
         counts = page.words
         print(f"{page.name:<48} {len(counts):>9} {page.average:>7.1f} {max(counts, default=0):>7} "
               f"{sum(1 for c in counts if c > args.over):>5}")
-    everything = [c for page in pages for c in page.words]
-    print(f"{'all pages':<48} {len(everything):>9} {sum(everything) / max(len(everything), 1):>7.1f} "
-          f"{max(everything, default=0):>7} {sum(1 for c in everything if c > args.over):>5}")
+    every = [c for page in pages for c in page.words]
+    print(f"{'all pages':<48} {len(every):>9} {sum(every) / max(len(every), 1):>7.1f} "
+          f"{max(every, default=0):>7} {sum(1 for c in every if c > args.over):>5}")
     for page in pages:
         ranked = sorted(zip(page.words, page.sentences, strict=True), key=lambda pair: -pair[0])
-        shown = [pair for i, pair in enumerate(ranked) if pair[0] > args.over or i < args.longest]
-        for count, sentence in shown:
+        for count, sentence in [pair for i, pair in enumerate(ranked) if pair[0] > args.over or i < args.longest]:
             print(f"\n{page.name} ({count} words): {sentence}")
     return 0
 
