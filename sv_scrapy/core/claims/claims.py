@@ -23,7 +23,7 @@ from sv_scrapy.core.claims.links import Link, attribute, find_code_urls, find_li
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.claims.stamps import Stamp, mask_stamp_dates, parse_file_stamp, parse_line_stamp
 from sv_scrapy.core.errors import ArgumentError, CorpusError
-from sv_scrapy.core.figures.values import Value, extract_values, has_salient
+from sv_scrapy.core.figures.values import Value, extract_values, has_salient, numbers_instrument
 from sv_scrapy.core.hosts import SECONDARY, HostRules
 
 HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.*?)\s*#*\s*$")
@@ -229,15 +229,40 @@ def _file_stamp(lines: list[str]) -> Stamp | None:
     return None
 
 
+# words that make a date in link text the thing's own ("signed 30 Jun 2011", "Decree of …",
+# "del 29 desembre 2000", "Effective July 1, 2025"), not the date of the page it links
+_DATE_OWN_WORDS = frozenset({
+    "of", "on", "from", "since", "until", "till", "to", "effective", "signed", "dated", "issued", "enacted",
+    "adopted", "approved", "force", "de", "del", "du", "des", "da", "do", "dal", "della", "vom", "von", "am", "le", "el",
+})
+_LABEL_TAIL_RE = re.compile(r"\)?(?:\s[^\W\d_]+)?\)?\s*\Z")  # "… 2024-02-28 circular]", "… (Apr 2025)]"
+_LAST_WORD_RE = re.compile(r"([^\W\d_]+)[\s,(]*\Z")
+_WORD_REACH = 40  # the word before a date: searched in a short window, so a long link text costs no more
+
+
+def _page_label(value: Value, label: tuple[int, int], line: str, in_label: list[Value]) -> bool:
+    """Whether ``value``, inside the link text spanning ``label`` on ``line`` (holding the figures
+    ``in_label``), only labels the linked page: a record number ("[NTA No.15001]"), or
+    the page's own date closing a source's name ("[Revenue Board press release 3 Mar 2024]",
+    "[Tax Bulletin (Feb 2025)]") in a link text with no other figure."""
+    if value.type == "statute":
+        return value.raw[:2].lower() in ("no", "nr", "n°", "nº") and not numbers_instrument(line, value)
+    if value.type != "date" or sum(v.salient for v in in_label) > 1:
+        return False
+    if not _LABEL_TAIL_RE.match(line, value.end, label[1]):
+        return False
+    word = _LAST_WORD_RE.search(line, max(label[0], value.pos - _WORD_REACH), value.pos)
+    return not (word and word.group(1).lower() in _DATE_OWN_WORDS)
+
+
 def _line_values(line: str, links: list[Link], opts: ExtractOptions) -> list[Value]:
-    """The line's figures; "No." ids inside a link's text are page numbers ("[NTA No.15001]")."""
+    """The line's figures, less those a link's text holds only as its page's label (``_page_label``)."""
     values = extract_values(mask_stamp_dates(mask_urls(line)), opts.salient_types)
-    labels = [label_span(link) for link in links if link.text]
-    return [
-        v for v in values
-        if not (v.type == "statute" and v.raw[:2].lower() in ("no", "nr", "n°", "nº")
-                and any(lo <= v.pos and v.end <= hi for lo, hi in labels))
-    ]
+    dropped: set[int] = set()
+    for lo, hi in (label_span(link) for link in links if link.text):
+        in_label = [v for v in values if lo <= v.pos and v.end <= hi]
+        dropped.update(id(v) for v in in_label if _page_label(v, (lo, hi), line, in_label))
+    return [v for v in values if id(v) not in dropped] if dropped else values
 
 
 def _prose_lines(lines: list[str], state: _FileState) -> Iterator[tuple[int, str]]:
