@@ -82,6 +82,9 @@ def test_value_rules(text: str, expected: list[tuple[str, str]]) -> None:
         ("nos termos do Aviso 1234-B/2024/3", "Aviso 1234-B/2024/3", "1234-B/2024/3"),
         ("Real Decreto núm. 12/2024 fija", "Decreto núm. 12/2024", "12/2024"),
         ("la Resolución Nº 77/2022 aprueba", "Resolución Nº 77/2022", "77/2022"),
+        ("ai sensi del D.Lgs. 23/2011", "D.Lgs. 23/2011", "23/2011"),  # a dotted abbreviation of the word
+        ("la L. 190/2014 prevede", "L. 190/2014", "190/2014"),
+        ("σύμφωνα με τον Ν. 4172/2013", "Ν. 4172/2013", "4172/2013"),
         ("Art. 58.º-A do estatuto", "Art. 58.º-A", "58.º-A"),
     ],
 )

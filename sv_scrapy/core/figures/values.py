@@ -112,11 +112,12 @@ _ORDINAL_TITLE_RE = re.compile(
 # a civil-law instrument's id: a number (a letter may follow: "29926-A") over a four-digit year,
 # an optional sub-number after ("352/2024/1"), found from the number; it names an instrument only
 # after the instrument's word — any capitalised word, whatever its language ("Portaria",
-# "Aviso", "Resolución") or its capitals ("DL"), with an optional "n.º"/"No."/"núm." between —
+# "Aviso", "Resolución"), its capitals ("DL") or a dotted abbreviation ("D.Lgs.", "L.", "Ν."),
+# with an optional "n.º"/"No."/"núm." between —
 # so no list of each language's instrument names is kept
 _NUMBER_YEAR_RE = re.compile(r"[0-9](?<![\w./-][0-9])\d*(?:-[A-Z])?/(?:19|20)\d\d(?:/\d{1,3})?(?![\w/]|[.,]\d)")
 _NAMED_BEFORE_RE = re.compile(
-    r"(?<![\w.-])(?P<kw>[^\W\d_]+(?:-[^\W\d_]+)?)\s(?:(?:No\b\.?|Nr\b\.?|n\.?[°º]|n[úu]m\.)\s?)?\Z", re.IGNORECASE
+    r"(?<![\w.-])(?P<kw>[^\W\d_]+(?:[-.][^\W\d_]+)*\.?)\s(?:(?:No\b\.?|Nr\b\.?|n\.?[°º]|n[úu]m\.)\s?)?\Z", re.IGNORECASE
 )
 _NAMED_REACH = 40  # "Resolución Exenta n.º " and a little: where the instrument's word starts before its number
 YEAR_RE = re.compile(r"[12](?<![\d.,][12])\d(?<=19|20)\d{2}(?![\d.,]\d)")
