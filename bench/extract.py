@@ -160,12 +160,16 @@ def replicate(corpus: Path, copies: int, into: Path) -> None:
 EXTRACT_SNIPPET = """
 import sys, time
 from pathlib import Path
-from sv_scrapy.run.config import load_config
+try:
+    from sv_scrapy.run.config import load_config
+    from sv_scrapy.run.runtime import Runtime
+except ImportError:  # a checkout from before the Scrapy-free middle layer moved into run/ (issue #40)
+    from sv_scrapy.config import load_config
+    from sv_scrapy.runtime import Runtime
 try:
     from sv_scrapy.core.claims.claims import extract_corpus
 except ImportError:  # a checkout from before core was grouped by stage (issue #11)
     from sv_scrapy.core.claims import extract_corpus
-from sv_scrapy.run.runtime import Runtime
 corpus, big = Path(sys.argv[1]), Path(sys.argv[2])
 cfg = load_config(corpus / "config")
 opts = Runtime(config=cfg, corpus_root=big, output_dir=big / "out").extract_options()

@@ -137,7 +137,9 @@ DATES = ["{d} {mon} {y}", "{mon} {y}", "{y}-{m:02d}-{d:02d}", "(effective {y}-{m
          "{d}-{m}-{y}", "{d:02d}/{m:02d}/{y}", "{d}.{m}.{y}"]
 STATUTES = ["S.I. {y} No. {n}", "Act No. {n} of {y}", "(No. {c}) Regulations", "Chap. {a}:{c:02d}", "ss. {a}–{b}",
             "s. {n}", "Article {a}(1)(e)", "Law No. {n}", "Decree No. {n}/{y}", "Cap. {n}", "§ {n}", "Art. {n}",
-            "Reg {n}/{y}", "Llei {a}/{y}", "Lei n.º {n}/{y}", "Section {n}", "Circular No. {c}", "artículo {a}"]
+            "Reg {n}/{y}", "Llei {a}/{y}", "Lei n.º {n}/{y}", "Section {n}", "Circular No. {c}", "artículo {a}",
+            "DL {n}/{y}", "Portaria n.º {n}/{y}/1", "Aviso {n}-A/{y}/2", "Resolución Nº {n}/{y}", "Decreto núm. {n}/{y}",
+            "D.Lgs. {n}/{y}"]
 PHRASES = ["", "stamp duty", "the buyer pays", "annual fee under", "rate levied", "the levy is"]
 HOSTS = ["www.ird.gov.hk", "www.gov.ky", "www.impots.gouv.fr", "www.nts.go.kr", "zatca.gov.sa", "www.sat.gob.mx",
          "www.soumu.go.jp", "www.bopa.ad"]

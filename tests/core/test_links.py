@@ -46,6 +46,8 @@ def test_url_digits_are_masked() -> None:
         ("Confirm the 1 Jan 2026 band at primary sources before any binding step. Authoritative primary sources: "
          "**[gov](https://www.gov.ky/)**, **[CIMA](https://www.cima.ky/)** · [ESO](https://www.eso.ky/).",
          [True, True, True]),
+        ("**Confirm** the 3% levy at primary sources first. Authoritative primaries: [Lands](https://l.gov.xx/) · "
+         "[IRD](https://i.gov.xx/)", [True, True]),
         # not pointers: a roster no verify sentence announces, a target named in plain text, a label that is a source
         ("VAT 10% since 2022. Primary sources: [DIR](https://a.gov.bs/v), [BIA](https://b.gov.bs/)", [False, False]),
         ("in force 1 Jan 2026 — verify current amount at BOPA ([circular](https://www.govern.ad/c))", [False]),

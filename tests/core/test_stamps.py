@@ -45,6 +45,11 @@ def test_file_stamp(line: str) -> None:
         "figures as researched 2026-05-28",
         "status as of 2026-05-28",
         "**Last verified**: 2026-05-27",
+        # when the tracker read or saw a page: fetch and observation notes, a site's maintenance
+        "(Source: [X](https://x.gov.xx/) primary, fetched 2026-05-28)",
+        "(certificate error observed 2026-05-28, cite with care)",
+        "the portal was in **maintenance mode** on 2026-09-18",
+        "the consolidated text was not re-read on 17 Sep 2026",
     ],
 )
 def test_stamp_dates_are_never_claim_values(line: str) -> None:

@@ -76,6 +76,16 @@ def test_value_rules(text: str, expected: list[tuple[str, str]]) -> None:
         ("artículo 10 de la Ley", "artículo 10", "10"),
         ("under Section 12 of the Act", "Section 12", "12"),
         ("Cabinet Circular No. 5 sets", "No. 5", "No. 5"),
+        # civil-law ids: any capitalised instrument word (or its capitals, "DL") before a number/year
+        ("o DL 12/2025 altera", "DL 12/2025", "12/2025"),
+        ("Portaria n.º 101/2023/1 regula", "Portaria n.º 101/2023/1", "101/2023/1"),
+        ("nos termos do Aviso 1234-B/2024/3", "Aviso 1234-B/2024/3", "1234-B/2024/3"),
+        ("Real Decreto núm. 12/2024 fija", "Decreto núm. 12/2024", "12/2024"),
+        ("la Resolución Nº 77/2022 aprueba", "Resolución Nº 77/2022", "77/2022"),
+        ("ai sensi del D.Lgs. 23/2011", "D.Lgs. 23/2011", "23/2011"),  # a dotted abbreviation of the word
+        ("la L. 190/2014 prevede", "L. 190/2014", "190/2014"),
+        ("σύμφωνα με τον Ν. 4172/2013", "Ν. 4172/2013", "4172/2013"),
+        ("Art. 58.º-A do estatuto", "Art. 58.º-A", "58.º-A"),
     ],
 )
 def test_statute_ids(text: str, raw: str, norm: str) -> None:
@@ -91,6 +101,7 @@ def test_statute_ids(text: str, raw: str, norm: str) -> None:
         "arts 3 venues", "U.S. 5 states",  # prose, not "Arts"/"s."
         "the Act (2019 Revision)", "Act 1993", "S.I. 2024",  # a year names it
         "Admin levels: 1 SAR → 3 areas",  # one unit of a currency is an acronym here
+        "Budget 2024/2025 figures", "the 12/2025 draft",  # a year range; a number/year with no instrument word
     ],
 )
 def test_not_statute_ids(text: str) -> None:
@@ -132,6 +143,30 @@ def test_page_number_in_link_text_is_no_statute() -> None:
     assert claims_of("- rules ([NTA No.15001](https://www.nta.go.jp/a))\n").claims == []
     (claim,) = claims_of("- rules under No. 15001 ([NTA](https://www.nta.go.jp/a))\n").claims
     assert [v["norm"] for v in claim.values] == ["15001"]
+
+
+@pytest.mark.parametrize(
+    ("label", "owned"),
+    [
+        # an instrument's number in link text belongs to the link (link text is part of the line)
+        ("Housing (Amendment) Regulations 2023, No. 7 of 2023", ["No. 7 of 2023"]),
+        ("Land Registration Act, No. 12 of 1981", ["No. 12 of 1981"]),
+        ("Housing Act No. 4 of 2019", ["Act No. 4 of 2019"]),
+        ("Decreto-Lei n.º 44/2021", ["Decreto-Lei n.º 44/2021"]),
+        ("Cabinet Circular No. 31207", ["No. 31207"]),
+        # a date that closes the link text after a source's name labels the page; a law's date does not
+        ("Revenue Board press release 3 Mar 2024", []),
+        ("Monthly Tax Bulletin (Feb 2025)", []),
+        ("Statistics Office 2026-02-12 release", []),
+        ("Tax Summaries, last reviewed 2 Jun 2026", []),
+        ("Treaty signed 30 Jun 2011", ["30 Jun 2011"]),
+        ("Tariff Order of 1 Apr 2024", ["1 Apr 2024"]),
+        ("Decree M/4 of 12/02/1437 AH (Mar 2016)", ["Decree M/4", "12/02/1437", "Mar 2016"]),
+    ],
+)
+def test_figures_in_link_text(label: str, owned: list[str]) -> None:
+    claims = claims_of(f"- the levy ([{label}](https://www.legal.gov.in/a))\n").claims
+    assert [v["raw"] for c in claims for v in c.values if v["salient"]] == owned
 
 
 def test_code_urls_are_counted_and_cite_only_when_configured() -> None:

@@ -23,7 +23,7 @@ from sv_scrapy.core.claims.links import Link, attribute, find_code_urls, find_li
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.claims.stamps import Stamp, mask_stamp_dates, parse_file_stamp, parse_line_stamp
 from sv_scrapy.core.errors import ArgumentError, CorpusError
-from sv_scrapy.core.figures.values import Value, extract_values, has_salient
+from sv_scrapy.core.figures.values import Value, extract_values, has_salient, numbers_instrument
 from sv_scrapy.core.hosts import SECONDARY, HostRules
 
 HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.*?)\s*#*\s*$")
@@ -229,23 +229,49 @@ def _file_stamp(lines: list[str]) -> Stamp | None:
     return None
 
 
+# words that make a date in link text the thing's own ("signed 30 Jun 2011", "Decree of …",
+# "del 29 desembre 2000", "Effective July 1, 2025"), not the date of the page it links
+_DATE_OWN_WORDS = frozenset({
+    "of", "on", "from", "since", "until", "till", "to", "effective", "signed", "dated", "issued", "enacted",
+    "adopted", "approved", "force", "de", "del", "du", "des", "da", "do", "dal", "della", "vom", "von", "am", "le", "el",
+})
+_LABEL_TAIL_RE = re.compile(r"\)?(?:\s[^\W\d_]+)?\)?\s*\Z")  # "… 2024-02-28 circular]", "… (Apr 2025)]"
+_LAST_WORD_RE = re.compile(r"([^\W\d_]+)[\s,(]*\Z")
+_WORD_REACH = 40  # the word before a date: searched in a short window, so a long link text costs no more
+
+
+def _page_label(value: Value, label: tuple[int, int], line: str, in_label: list[Value]) -> bool:
+    """Whether ``value``, inside the link text spanning ``label`` on ``line`` (holding the figures
+    ``in_label``), only labels the linked page: a record number ("[NTA No.15001]"), or
+    the page's own date closing a source's name ("[Revenue Board press release 3 Mar 2024]",
+    "[Tax Bulletin (Feb 2025)]") in a link text with no other figure."""
+    if value.type == "statute":
+        return value.raw[:2].lower() in ("no", "nr", "n°", "nº") and not numbers_instrument(line, value)
+    if value.type != "date" or sum(v.salient for v in in_label) > 1:
+        return False
+    if not _LABEL_TAIL_RE.match(line, value.end, label[1]):
+        return False
+    word = _LAST_WORD_RE.search(line, max(label[0], value.pos - _WORD_REACH), value.pos)
+    return not (word and word.group(1).lower() in _DATE_OWN_WORDS)
+
+
 def _line_values(line: str, links: list[Link], opts: ExtractOptions) -> list[Value]:
-    """The line's figures; "No." ids inside a link's text are page numbers ("[NTA No.15001]")."""
+    """The line's figures, less those a link's text holds only as its page's label (``_page_label``)."""
     values = extract_values(mask_stamp_dates(mask_urls(line)), opts.salient_types)
-    labels = [label_span(link) for link in links if link.text]
-    return [
-        v for v in values
-        if not (v.type == "statute" and v.raw[:2].lower() in ("no", "nr", "n°", "nº")
-                and any(lo <= v.pos and v.end <= hi for lo, hi in labels))
-    ]
+    dropped: set[int] = set()
+    for lo, hi in (label_span(link) for link in links if link.text):
+        in_label = [v for v in values if lo <= v.pos and v.end <= hi]
+        dropped.update(id(v) for v in in_label if _page_label(v, (lo, hi), line, in_label))
+    return [v for v in values if id(v) not in dropped] if dropped else values
 
 
-def extract_file(text: str, scope: str, rel: str, hosts: HostRules, opts: ExtractOptions, out: Extraction) -> None:
-    """Append the claims of one markdown document to ``out``."""
-    lines = text.splitlines()
-    state = _FileState(_file_stamp(lines))
+def _prose_lines(lines: list[str], state: _FileState) -> Iterator[tuple[int, str]]:
+    """(line number, line) for each line that may cite a URL: outside fenced code, no heading.
+
+    ``lines`` are the document's lines; ``state`` takes every heading on the way, so it names
+    the section of the line yielded.
+    """
     in_fence = False
-    seen = {c.id for c in out.claims}
     for line_no, line in enumerate(lines, 1):
         if FENCE_RE.match(line):
             in_fence = not in_fence
@@ -256,71 +282,135 @@ def extract_file(text: str, scope: str, rel: str, hosts: HostRules, opts: Extrac
         if heading:
             state.enter_heading(len(heading.group("hashes")), heading.group("title").strip())
             continue
-        if "http" not in line:
+        if "http" in line:
+            yield line_no, line
+
+
+def _tier(hosts: HostRules, link: Link) -> str:
+    """The tier ``hosts`` gives the host of ``link``'s URL."""
+    return hosts.tier(urlsplit(link.url).hostname or "")
+
+
+def _line_links(line: str, opts: ExtractOptions) -> tuple[list[Link], list[Link]]:
+    """(the links that cite, the bare and backticked URLs) of ``line``; with ``opts.code_urls``
+    the code URLs cite too, so they are among the first list as well, in line order."""
+    links = find_links(line)
+    code_links = find_code_urls(line, links)
+    if opts.code_urls and code_links:
+        links = sorted([*links, *code_links], key=lambda link: link.start)
+    return links, code_links
+
+
+def _section_wanted(state: _FileState, opts: ExtractOptions) -> bool:
+    """Whether the line's section (``state``) is extracted: under no skipped heading and, with
+    ``opts.section``, inside the wanted section."""
+    if _heading_skipped(state.titles, opts.skip_headings):
+        return False
+    return not opts.section or opts.section.lower() in state.section.lower()
+
+
+def _code_urls_beside_figures(line: str, code_links: list[Link], hosts: HostRules, opts: ExtractOptions) -> int:
+    """How many primary code URLs of a line that cites nothing else have a salient figure within
+    ``_BESIDE`` characters (``hosts`` tiers them; ``opts.salient_types`` says what is salient)."""
+    primary = [u for u in code_links if _tier(hosts, u) != SECONDARY]
+    if not primary:
+        return 0
+    masked = mask_stamp_dates(mask_urls(line))
+    return sum(
+        has_salient(masked[max(0, u.start - _BESIDE) : u.end + _BESIDE], opts.salient_types) for u in primary
+    )
+
+
+@dataclass(frozen=True)
+class _CitedLine:
+    """One line with its links, as the claim step reads it.
+
+    ``scope``/``rel``/``line_no`` place it; ``line`` is its text; ``links`` its citing links and
+    ``tiers`` their hosts' tiers (same order); ``section`` the heading it sits under; ``stamp``
+    the stamp its claims carry (its own, else its heading's or the file's).
+    """
+
+    scope: str
+    rel: str
+    line_no: int
+    line: str
+    links: list[Link]
+    tiers: list[str]
+    section: str
+    stamp: Stamp | None
+
+
+def _line_claims(cited: _CitedLine, values: list[Value], opts: ExtractOptions, seen: set[str], out: Extraction) -> None:
+    """Append a claim for each link of ``cited`` that is primary (or any, without
+    ``opts.primary_only``), no pointer, and owns a salient figure of ``values`` when the line has
+    several links; ``seen`` holds the claim ids already made (a URL cited twice on a line is one
+    claim). Secondary links owning a figure are noted in ``out.secondary_cited``."""
+    links, line = cited.links, cited.line
+    owned = attribute(values, links)
+    for link, tier, is_pointer, link_values in zip(links, cited.tiers, pointer_flags(line, links), owned, strict=True):
+        cid = claim_id(cited.scope, cited.line_no, link.url)
+        host = (urlsplit(link.url).hostname or "").lower()
+        if tier == SECONDARY and not is_pointer and any(v.salient for v in link_values):
+            out.secondary_cited.append(SecondaryCitation(host, cid, link.text, cited.section))
+        if opts.primary_only and tier == SECONDARY:
             continue
-        links = find_links(line)
-        code_links = find_code_urls(line, links)
-        if opts.code_urls and code_links:
-            links = sorted([*links, *code_links], key=lambda link: link.start)
+        if is_pointer:
+            out.skipped_pointer_links += 1
+            continue
+        # on a multi-link line a link owning no salient figure is a roster co-citation
+        if len(links) > 1 and not any(v.salient for v in link_values):
+            continue
+        if cid in seen:
+            continue
+        seen.add(cid)
+        out.claims.append(
+            Claim(
+                id=cid,
+                scope=cited.scope,
+                section=cited.section,
+                line_no=cited.line_no,
+                claim_text=claim_sentence(line, link.start, opts.claim_window_chars),
+                values=[v.as_dict() for v in link_values],
+                source_url=link.url,
+                source_host=host,
+                source_tier=tier,
+                inline_stamp=cited.stamp.as_dict() if cited.stamp else None,
+                file=cited.rel,
+            )
+        )
+
+
+def extract_file(text: str, scope: str, rel: str, hosts: HostRules, opts: ExtractOptions, out: Extraction) -> None:
+    """Append the claims of one markdown document to ``out``, and count its links there.
+
+    ``text`` is the document; ``scope`` its scope (``"fr"``, ``"shared/exit/western-europe"``);
+    ``rel`` its posix path under the corpus root; ``hosts`` the rules that tier each link's host;
+    ``opts`` what to extract (skipped headings, section, salient types, primary only…).
+    """
+    lines = text.splitlines()
+    state = _FileState(_file_stamp(lines))
+    seen = {c.id for c in out.claims}
+    for line_no, line in _prose_lines(lines, state):
+        links, code_links = _line_links(line, opts)
         if not links and not code_links:
             continue
-        tiers = [hosts.tier(urlsplit(link.url).hostname or "") for link in links]
+        tiers = [_tier(hosts, link) for link in links]
         out.links_seen += len(links)
         out.primary_links += sum(tier != SECONDARY for tier in tiers)
-        if _heading_skipped(state.titles, opts.skip_headings):
-            continue
-        if opts.section and opts.section.lower() not in state.section.lower():
+        if not _section_wanted(state, opts):
             continue
         if not links:  # only code URLs, not cited: count the primary ones a figure sits beside
-            primary = [u for u in code_links if hosts.tier(urlsplit(u.url).hostname or "") != SECONDARY]
-            if primary:
-                masked = mask_stamp_dates(mask_urls(line))
-                out.code_urls_next_to_figure += sum(
-                    has_salient(masked[max(0, u.start - _BESIDE) : u.end + _BESIDE], opts.salient_types)
-                    for u in primary
-                )
+            out.code_urls_next_to_figure += _code_urls_beside_figures(line, code_links, hosts, opts)
             continue
         values = _line_values(line, links, opts)
-        if any(v.salient for v in values):
-            out.code_urls_next_to_figure += sum(
-                hosts.tier(urlsplit(u.url).hostname or "") != SECONDARY for u in code_links
-            )
         n_salient = sum(v.salient for v in values)
+        if n_salient:
+            out.code_urls_next_to_figure += sum(_tier(hosts, u) != SECONDARY for u in code_links)
         if n_salient < max(1, opts.min_salient_values):
             continue
         stamp = parse_line_stamp(line) or state.default_stamp()
-        owned = attribute(values, links)
-        for link, tier, is_pointer, link_values in zip(links, tiers, pointer_flags(line, links), owned, strict=True):
-            cid = claim_id(scope, line_no, link.url)
-            if tier == SECONDARY and not is_pointer and any(v.salient for v in link_values):
-                host = (urlsplit(link.url).hostname or "").lower()
-                out.secondary_cited.append(SecondaryCitation(host, cid, link.text, state.section))
-            if opts.primary_only and tier == SECONDARY:
-                continue
-            if is_pointer:
-                out.skipped_pointer_links += 1
-                continue
-            # on a multi-link line a link owning no salient figure is a roster co-citation
-            if len(links) > 1 and not any(v.salient for v in link_values):
-                continue
-            if cid in seen:
-                continue
-            seen.add(cid)
-            out.claims.append(
-                Claim(
-                    id=cid,
-                    scope=scope,
-                    section=state.section,
-                    line_no=line_no,
-                    claim_text=claim_sentence(line, link.start, opts.claim_window_chars),
-                    values=[v.as_dict() for v in link_values],
-                    source_url=link.url,
-                    source_host=(urlsplit(link.url).hostname or "").lower(),
-                    source_tier=tier,
-                    inline_stamp=stamp.as_dict() if stamp else None,
-                    file=rel,
-                )
-            )
+        cited = _CitedLine(scope, rel, line_no, line, links, tiers, state.section, stamp)
+        _line_claims(cited, values, opts, seen, out)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ Three rules live here:
   continues a pointer ("verify at [a](…) / [b](…)", "confirm at the tax office / [a](…)") is a
   pointer too, and so is a link after a verify label ("Verify: [a](…)") and every link of a
   roster of sources that a verify sentence announces ("Confirm … at primary sources.
-  Authoritative primary sources: [a](…) · [b](…)"). A past-tense attestation ("verified at
+  Authoritative primary sources: [a](…) · [b](…)", or "… Authoritative primaries: […]"). A past-tense attestation ("verified at
   [a](…)"), a verify clause after the link, and a target named in plain text before a
   parenthesised link ("verify at BOPA ([circular](…))") are not pointers.
 * **Nearest-link attribution** — on a line with several citations each figure belongs to
@@ -48,7 +48,7 @@ _CONTINUATION_RE = re.compile(r"^(?:[/,+&\u00b7]|and|or|\s)*$", re.IGNORECASE)
 _LABEL_RE = re.compile(r"(?:^|(?<=[.!?])\s)(?P<label>[^.!?:]{0,80}):\s*$")
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)")
 _LABEL_CUT_RE = re.compile(r"[;(|\u2014\u2013]|\s-\s")
-_ROSTER_RE = re.compile(r"\bsources?$", re.IGNORECASE)
+_ROSTER_RE = re.compile(r"\b(?:sources?|primaries)$", re.IGNORECASE)  # "… primary sources:", "… primaries:"
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ Forms seen in the corpus:
 
 A stamp date is metadata about the tracker, never a figure the cited page must contain, so
 :func:`mask_stamp_dates` blanks it (and "as of / as researched / checked <date>") before
-values are extracted. So is a provenance date: when a named source was consulted
-("cross-checked Cayman Compass 18 Dec 2025", "accessed 3 March 2026"). Masking keeps every
+values are extracted. So is a provenance date: when a named source was consulted, read or seen
+("cross-checked Cayman Compass 18 Dec 2025", "accessed 3 March 2026", "fetched 2026-05-28",
+"in maintenance mode on 2026-09-18"). Masking keeps every
 character offset, for link attribution.
 """
 
@@ -35,11 +36,13 @@ _SELF_DATE_RE = re.compile(
     re.IGNORECASE,
 )
 
-# when a source was consulted, with the source's name (up to four capitalised words) between — "checked
-# against the 1 Jan 2026 schedule" dates the schedule, not the checking: in any of the
-# forms a writer dates things ("18 Dec 2025", "Dec 18, 2025", "May 2025", "2025-12-18")
+# when a source was consulted, read or seen, with the source's name (up to four capitalised words)
+# and an "on"/"at" between — "checked against the 1 Jan 2026 schedule" dates the schedule, not the
+# checking; a site's own state when it was read ("in maintenance mode on …") dates the reading
+# too: in any of the forms a writer dates things ("18 Dec 2025", "Dec 18, 2025", "May 2025", "2025-12-18")
 _PROVENANCE_RE = re.compile(
-    r"(?=[acr])\b(?:cross-checked|checked|accessed|retrieved|researched|consulted)(?:\s(?-i:[A-Z])[^\s\d.;,()]*){0,4}\s"
+    r"(?=[acdfmor])\b(?:cross-checked|checked|accessed|retrieved|researched|consulted|fetched|observed|captured"
+    r"|archived|downloaded|re-read|maintenance(?:\smode)?[*_]*)(?:\s(?-i:[A-Z])[^\s\d.;,()]*){0,4}(?:\s(?:on|at))?\s"
     r"(?P<date>\d{1,2}\s[^\W\d_]{3,9}\.?,?\s\d{4}|[^\W\d_]{3,9}\.?\s(?:\d{1,2},?\s)?\d{4}|\d{4}-\d{2}(?:-\d{2})?)(?!\d)",
     re.IGNORECASE,
 )

@@ -5,7 +5,8 @@ matcher compares against: ``"5.81"``, ``"1500000 EUR"``, ``"2025-04-01"``) and
 ``needles`` (the seed's literal search strings, the claim's own spelling ``raw`` always among
 them: the page-side matcher falls back to it, ``PageIndex.find_written``). A bare year is
 never salient, nor the year in a statute's name ("Act 1993"); "ranked No. 1" is an ordinal,
-but "(No. 2) Regulations" and "Circular No. 5" number an instrument.
+but "(No. 2) Regulations" and "Circular No. 5" number an instrument, and so, in any
+language, does a number over a year after a capitalised word ("DL 97/2026", "Portaria n.º 352/2024/1").
 
 The caller masks URLs and the tracker's own stamp dates first (``claims.mask_line``), so
 they can never become claim values.
@@ -99,7 +100,7 @@ STATUTE_RE = re.compile(
     r"(?P<kw>\b(?:(?:Loi|Law|Ley|Llei|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Act|Chapter|Article"
     r"|Art[íi]culo|Artigo|Articolo|Artikel|Ordinance|Section)s?\b"
     r"|Reg\.|(?-i:Reg|Chap|Arts?)\b|Chap\.|Cap\.?|Arts?\.|No\.?|n\.?[°º]|Nr\.?|(?-i:ss?)\.|S\.\s?I\.)|§§?)"
-    r"\s?(?P<no>(?:No\b\.?|n\.?[°º]|Nr\b\.?)\s?)?"
+    r"\s?(?P<no>(?:No\b\.?|n\.?[°º]|Nr\b\.?|n[úu]m\.)\s?)?"
     r"(?P<id>(?:(?-i:[A-Z]{1,4})[-\s/])?\d[\w./:\u2013-]*(?:\(\w{1,4}\))*"
     r"(?:,?\s(?:of|de|du|del)\s\d{4}(?!\d)|\sNo\.?\s?\d+)?)",
     re.IGNORECASE,
@@ -108,6 +109,17 @@ STATUTE_RE = re.compile(
 _ORDINAL_TITLE_RE = re.compile(
     r"\)\s?(?:Amendment\s)?(?:Regulations?|Rules?|Orders?|Acts?|Laws?|Ordinances?|Bills?|Decrees?)\b", re.IGNORECASE
 )
+# a civil-law instrument's id: a number (a letter may follow: "29926-A") over a four-digit year,
+# an optional sub-number after ("352/2024/1"), found from the number; it names an instrument only
+# after the instrument's word — any capitalised word, whatever its language ("Portaria",
+# "Aviso", "Resolución"), its capitals ("DL") or a dotted abbreviation ("D.Lgs.", "L.", "Ν."),
+# with an optional "n.º"/"No."/"núm." between —
+# so no list of each language's instrument names is kept
+_NUMBER_YEAR_RE = re.compile(r"[0-9](?<![\w./-][0-9])\d*(?:-[A-Z])?/(?:19|20)\d\d(?:/\d{1,3})?(?![\w/]|[.,]\d)")
+_NAMED_BEFORE_RE = re.compile(
+    r"(?<![\w.-])(?P<kw>[^\W\d_]+(?:[-.][^\W\d_]+)*\.?)\s(?:(?:No\b\.?|Nr\b\.?|n\.?[°º]|n[úu]m\.)\s?)?\Z", re.IGNORECASE
+)
+_NAMED_REACH = 40  # "Resolución Exenta n.º " and a little: where the instrument's word starts before its number
 YEAR_RE = re.compile(r"[12](?<![\d.,][12])\d(?<=19|20)\d{2}(?![\d.,]\d)")
 
 # a statute number "reads as a year" up to next year: "Act 1882" is named after its year,
@@ -363,6 +375,18 @@ def _instrument_number(m: re.Match[str]) -> bool:
     return bool(_INSTRUMENT_BEFORE_RE.search(text, max(0, start - 24), start))
 
 
+_YEAR_IN_ID_RE = re.compile(r"\s(?:of|de|du|del)\s\d{4}\Z|/\d{4}")
+
+
+def numbers_instrument(text: str, value: Value) -> bool:
+    """Whether a "No." id of ``text`` (``value``, a statute) numbers an instrument, not a page or a
+    record ("NTA No.15001"): its year is part of it ("No. 50 of 2024", "n.º 352/2024") or an
+    instrument's word stands before it ("Circular No. 31207")."""
+    if _YEAR_IN_ID_RE.search(value.raw):
+        return True
+    return bool(_INSTRUMENT_BEFORE_RE.search(text, max(0, value.pos - 24), value.pos))
+
+
 def _statute(m: re.Match[str]) -> Value | None:
     keyword = m.group("kw").lower()
     ident = m.group("id").rstrip(".,;:")
@@ -384,6 +408,25 @@ def _statute(m: re.Match[str]) -> Value | None:
     return Value("statute", raw, norm, needles, salient)
 
 
+def _named_ids(text: str) -> Iterator[_Found]:
+    """"DL 97/2026", "Portaria n.º 352/2024/1": a number/year id after a capitalised word. A
+    year over a year ("2024/2025") is a range, never an id."""
+    for m in _NUMBER_YEAR_RE.finditer(text):
+        start, end = m.span()
+        number = text[start : text.index("/", start)]
+        if len(number) == 4 and number[:2] in ("19", "20"):
+            continue
+        name = _NAMED_BEFORE_RE.search(text, max(0, start - _NAMED_REACH), start)
+        if name and name.group("kw")[0].isupper():
+            yield _Found(text, (name.start(), end), {"id": (start, end)})
+
+
+def _named_id(m: _Found) -> Value:
+    ident = m.group("id")
+    needles = sorted({m.group(0), ident, *(d for d in re.findall(r"\d+", ident) if len(d) >= 2)}, key=len, reverse=True)
+    return Value("statute", m.group(0), ident, needles)
+
+
 def _year(m: re.Match[str]) -> Value:
     return Value("year", m.group(0), m.group(0), [m.group(0)], salient=False)
 
@@ -400,6 +443,7 @@ _EXTRACTORS: tuple[tuple[_Finder, Callable[[Any], Value | None]], ...] = (
     (NUMERIC_DATE_RE.finditer, _numeric_date),
     (DMY_RE.finditer, _date),
     (_month_first, _date),
+    (_named_ids, _named_id),
     (STATUTE_RE.finditer, _statute),
     (YEAR_MONTH_RE.finditer, _date),
     (YEAR_RE.finditer, _year),
