@@ -10,7 +10,8 @@ a scanned PDF by OCR. A refused or failed extra is simply not read.
   same-site frames, their text joined to the page's.
 * ``LinkedPipeline`` (after the claim records, before the store keeps them): for each
   ``TOKENS_ABSENT`` claim of an HTML page, at most ``linked.max_per_page`` candidate links read;
-  ``found_linked`` where one holds the figure. Each URL is read once per run.
+  ``found_linked`` where one holds the figure (kept in the item's ``linked``: the records are final).
+  Each URL is read once per run.
 """
 
 from __future__ import annotations
@@ -132,22 +133,21 @@ class LinkedPipeline(_Outlinks):
         outcome = page.outcome
         if self.config.linked.enabled and not page.from_journal and outcome is not None:
             if page.fetched.http_status == 304:
-                self._findings_stand(page.past, outcome.records)
+                page.linked.update(self._findings_stand(page.past, outcome.records))
             elif page.links and self._html_page(page):
-                await self._one_hop(page.links, outcome.records)
+                page.linked.update(await self._one_hop(page.links, outcome.records))
         return item
 
     @staticmethod
-    def _findings_stand(past: PagePast | None, records: list[ClaimRecord]) -> None:
+    def _findings_stand(past: PagePast | None, records: list[ClaimRecord]) -> dict[str, dict[str, str]]:
         """A 304 has no body, so no links: what the unchanged page linked to stands."""
         before = past.linked_before() if past is not None else {}
-        for record in records:
-            if record["prior"] == TOKENS_ABSENT and record["id"] in before:
-                record["found_linked"] = before[record["id"]]
+        return {r["id"]: before[r["id"]] for r in records if r["prior"] == TOKENS_ABSENT and r["id"] in before}
 
-    async def _one_hop(self, links: list[tuple[str, str]], records: list[ClaimRecord]) -> None:
-        """For each ``TOKENS_ABSENT`` claim, its candidate links read (``linked.max_per_page`` new
-        ones for the page in all) until one holds the figure."""
+    async def _one_hop(self, links: list[tuple[str, str]], records: list[ClaimRecord]) -> dict[str, dict[str, str]]:
+        """Claim id -> where its figure was found: for each ``TOKENS_ABSENT`` claim, its candidate links
+        read (``linked.max_per_page`` new ones for the page in all) until one holds the figure."""
+        found: dict[str, dict[str, str]] = {}
         budget = self.config.linked.max_per_page
         for record in records:
             if record["prior"] != TOKENS_ABSENT or budget <= 0:
@@ -160,9 +160,10 @@ class LinkedPipeline(_Outlinks):
                 text = await self._text(url)
                 excerpt = found_in(record["values"], text or "", self.rules.prefilter)
                 if excerpt:
-                    record["found_linked"] = {"url": url, "excerpt": excerpt}
+                    found[record["id"]] = {"url": url, "excerpt": excerpt}
                     self.crawler.stats.inc_value("sv/linked/found")
                     break
+        return found
 
 
 class LinksPipeline(_Outlinks):
