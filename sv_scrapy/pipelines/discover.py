@@ -3,7 +3,7 @@ same site that does (``core.audit.discover``), proposed as the record's ``propos
 item's ``proposed``: the records are final when this stage sees them).
 
 Asked in order, until a candidate states the figure in the claim's context: the cited page's own links
-(kept by ``LinksPipeline``), the site's sitemaps (robots.txt's ``Sitemap:`` lines, else
+(as its reading found them), the site's sitemaps (robots.txt's ``Sitemap:`` lines, else
 ``/sitemap.xml``; indexes and gzip followed: ``sv_scrapy.pipelines.sitemaps``), the site's own search where
 ``discover.search`` names one. Every request goes through the page journey (``journey``: robots.txt,
 the target guard, retries and ``Retry-After``, the paced handler's floors) and every candidate is read
@@ -221,7 +221,7 @@ class DiscoverPipeline:
                           own: tuple[str, ...]) -> list[Candidate] | None:
         """The candidates one source offers; None when the source is not there for this site."""
         if via == LINK:
-            links = page.links
+            links = page.links()
             found = [Candidate(url, LINK, text) for url, text in links]
             linked = page.linked.get(str(record["id"])) or {}
             if linked.get("url"):  # the one-hop stage found the figure there: first, ranked by what it holds
