@@ -50,9 +50,8 @@ EXTENSIONS = {
 ITEM_PIPELINES = {
     # the one reader: a body read (HTML, text, PDF, OCR), a 304's reading restored from the store
     "sv_scrapy.pipelines.read.ReadPipeline": 100,
-    # a thin or zero-match page's frames join its text; its links kept for one hop (issue #19)
+    # a thin or zero-match page's frames join its text (issue #19)
     "sv_scrapy.pipelines.outlinks.FramesPipeline": 150,
-    "sv_scrapy.pipelines.outlinks.LinksPipeline": 160,
     "sv_scrapy.pipelines.hashes.HashPipeline": 300,
     "sv_scrapy.pipelines.records.RecordsPipeline": 400,
     "sv_scrapy.pipelines.outlinks.LinkedPipeline": 420,

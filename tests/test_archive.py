@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.frozenrecords import frozen_records
 from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.pdfgen import text_pdf
@@ -90,9 +91,11 @@ def serve(web: MockWeb) -> MockWayback:
 
 
 def audit(tmp: Path, web: MockWeb, config: Path, out: str, now: str = NOW) -> tuple[dict[str, Any], str]:
-    result = crawl_in_process("audit", corpus=tmp / "corpus", config=config, output=tmp / out, proxy_env=web.env(),
-                              extra_env={"SV_NOW": now})
+    with frozen_records() as writes:  # the lookups and the finish add then and now beside the records
+        result = crawl_in_process("audit", corpus=tmp / "corpus", config=config, output=tmp / out,
+                                  proxy_env=web.env(), extra_env={"SV_NOW": now})
     assert result.returncode == 0, result.stderr[-3000:]
+    assert writes == [], writes
     return json.loads((tmp / out / "audit" / "audit.json").read_text(encoding="utf-8")), result.stdout
 
 

@@ -45,7 +45,7 @@ MIDDLEWARES = [
     "sv_scrapy.downloadermiddlewares.guard.TargetGuardMiddleware",
 ]
 READ = ["sv_scrapy.pipelines.read.ReadPipeline", "sv_scrapy.pipelines.outlinks.FramesPipeline",
-        "sv_scrapy.pipelines.outlinks.LinksPipeline", "sv_scrapy.pipelines.hashes.HashPipeline"]
+        "sv_scrapy.pipelines.hashes.HashPipeline"]
 LINKED = "sv_scrapy.pipelines.outlinks.LinkedPipeline"
 DISCOVER = "sv_scrapy.pipelines.discover.DiscoverPipeline"  # where the figure went (worklist and audit alike)
 PIPELINES = {

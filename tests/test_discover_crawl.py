@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.frozenrecords import frozen_records
 from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
 
@@ -104,8 +105,11 @@ def audit(tmp_path: Path, web: MockWeb, now: str) -> Any:
     if not config.exists():
         make_config(config, liveness=FAST_LIVENESS, source_verify={
             "discover": {"enabled": True, "search": {"searched.gov": "https://www.searched.gov/find?q={q}"}}})
-    return crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env(),
-                            extra_env={"SV_NOW": now})
+    with frozen_records() as writes:  # the one hop and discovery add their findings beside the records
+        result = crawl_in_process("audit", corpus=corpus, config=config, output=tmp_path / "out", proxy_env=web.env(),
+                                  extra_env={"SV_NOW": now})
+    assert writes == [], writes
+    return result
 
 
 def test_the_moved_figure_is_found_and_nothing_wrong_is_proposed(tmp_path: Path) -> None:

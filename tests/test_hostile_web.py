@@ -420,7 +420,7 @@ def test_linked_config_keys(tmp_path: Path) -> None:
     # switched off: nothing is fetched (no crawler is even asked) and no record gains found_linked
     record = {"id": "x", "prior": "TOKENS_ABSENT", "values": [], "found_linked": None}
     item = PageItem(url="https://x.gov/a", claims=[], fetched=Fetched("https://x.gov/a", "", http_status=200),
-                    reading=Reading(kind="html"), links=[("https://x.gov/fees-2025.pdf", "Fees 2025")],
+                    reading=Reading(kind="html", links=(("https://x.gov/fees-2025.pdf", "Fees 2025"),)),
                     outcome=PageOutcome("OK", "", [record]))
     asyncio.run(LinkedPipeline(None, off).process_item(item))  # type: ignore[arg-type]
-    assert record["found_linked"] is None
+    assert item.linked == {} and item.records()[0]["found_linked"] is None

@@ -93,11 +93,22 @@ class Journey:
         return cls(crawler, limits, ocr)
 
     # -- reading ---------------------------------------------------------------------------
+    def read_now(self, body: bytes, content_type: str, *, truncated: bool = False, lang: str = "", page: str = "",
+                 shell_below: int = 0) -> Reading | None:
+        """The reading of a body quick to read, for a caller that cannot wait (the spider's callback,
+        which reads a page once for its shell check and its pipelines: ``core.page.reader.read_body``'s
+        ``page`` and ``shell_below``); None for a body :meth:`read` takes off the event loop."""
+        if slow_to_read(body):
+            return None
+        return read_body(body, content_type, self.limits, truncated=truncated, lang=lang, page=page,
+                         shell_below=shell_below)
+
     async def read(self, body: bytes, content_type: str, *, truncated: bool = False, lang: str = "",
-                   urls: Iterable[str] = (), scopes: Iterable[str] = ()) -> Reading:
+                   urls: Iterable[str] = (), scopes: Iterable[str] = (), page: str = "") -> Reading:
         """The reading of a body; ``urls`` and ``scopes`` choose a scan's OCR languages."""
-        if not slow_to_read(body):
-            return read_body(body, content_type, self.limits, truncated=truncated, lang=lang)
+        now = self.read_now(body, content_type, truncated=truncated, lang=lang, page=page)
+        if now is not None:
+            return now
         scan = self._scan_reader([urlsplit(u).hostname or "" for u in urls if u], list(scopes))
         loop = asyncio.get_running_loop()
         try:

@@ -259,7 +259,7 @@ class ArchivePipeline(JobPipeline):
         reading = Reading()
         if to_read is not None:
             reading = await self.journey.read(to_read, fetched.content_type, truncated=fetched.truncated,
-                                              lang=fetched.headers.get("content-language", "").split(",")[0].strip(),
+                                              lang=fetched.declared_lang,
                                               urls=(lookup.url,), scopes=[c.get("scope", "") for c in lookup.claims])
             if reading.text:
                 reading = replace(reading, content_hash=content_hash(reading.text))

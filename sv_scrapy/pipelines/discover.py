@@ -1,8 +1,9 @@
 """Where the figure went: for each claim whose cited page does not state its figure, the page of the
-same site that does (``core.audit.discover``), proposed on the record as ``proposed_source``.
+same site that does (``core.audit.discover``), proposed as the record's ``proposed_source`` (kept in the
+item's ``proposed``: the records are final when this stage sees them).
 
 Asked in order, until a candidate states the figure in the claim's context: the cited page's own links
-(kept by ``LinksPipeline``), the site's sitemaps (robots.txt's ``Sitemap:`` lines, else
+(as its reading found them), the site's sitemaps (robots.txt's ``Sitemap:`` lines, else
 ``/sitemap.xml``; indexes and gzip followed: ``sv_scrapy.pipelines.sitemaps``), the site's own search where
 ``discover.search`` names one. Every request goes through the page journey (``journey``: robots.txt,
 the target guard, retries and ``Retry-After``, the paced handler's floors) and every candidate is read
@@ -135,8 +136,7 @@ class DiscoverPipeline:
                 self._count(f"proposals/{kept.proposal['found_via']}")
             if memory is not None:
                 self._save(lambda: memory.save_proposal(record, page_hash, kept, now))
-        record["proposed_source"], record["proposed_note"] = kept.proposal, kept.searched
-        record["proposed_hash"] = kept.text_hash if kept.proposal is not None else None
+        page.proposed[str(record["id"])] = kept  # the item's records() puts it on the claim's record
 
     async def _still_stated(self, page: PageItem, record: ClaimRecord, kept: KeptProposal) -> KeptProposal | None:
         """A kept proposal whose page still states the figure: asked conditionally (a 304 keeps it, a
@@ -221,9 +221,9 @@ class DiscoverPipeline:
                           own: tuple[str, ...]) -> list[Candidate] | None:
         """The candidates one source offers; None when the source is not there for this site."""
         if via == LINK:
-            links = page.links
+            links = page.links()
             found = [Candidate(url, LINK, text) for url, text in links]
-            linked = record.get("found_linked") or {}
+            linked = page.linked.get(str(record["id"])) or {}
             if linked.get("url"):  # the one-hop stage found the figure there: first, ranked by what it holds
                 said = " ".join(text for url, text in links if url == linked["url"])
                 found.insert(0, Candidate(str(linked["url"]), LINK, f"{said} {linked.get('excerpt') or ''}"))

@@ -38,7 +38,7 @@ class ExportPipeline(JobPipeline):
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     def process_item(self, item: Any) -> Any:
-        for record in page_of(item).judged().records:
+        for record in page_of(item).records():
             self.records.setdefault(record["id"], record)
         return item
 

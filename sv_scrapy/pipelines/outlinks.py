@@ -10,7 +10,8 @@ a scanned PDF by OCR. A refused or failed extra is simply not read.
   same-site frames, their text joined to the page's.
 * ``LinkedPipeline`` (after the claim records, before the store keeps them): for each
   ``TOKENS_ABSENT`` claim of an HTML page, at most ``linked.max_per_page`` candidate links read;
-  ``found_linked`` where one holds the figure. Each URL is read once per run.
+  ``found_linked`` where one holds the figure (kept in the item's ``linked``: the records are final).
+  Each URL is read once per run.
 """
 
 from __future__ import annotations
@@ -19,16 +20,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from sv_scrapy.core.errors import OutputError
-from sv_scrapy.core.page.outlinks import (
-    found_in,
-    frame_urls,
-    join_frames,
-    linked_candidates,
-    page_links,
-    wants_frames,
-)
+from sv_scrapy.core.page.outlinks import found_in, join_frames, linked_candidates, wants_frames
 from sv_scrapy.core.page.prefilter import TOKENS_ABSENT
-from sv_scrapy.core.page.text import decode_body
 from sv_scrapy.extensions.journey import journey_of
 from sv_scrapy.extensions.outcome import stop_for_output
 from sv_scrapy.items import PageItem, page_of
@@ -87,11 +80,6 @@ class _Outlinks:
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler, crawl_config(crawler))
 
-    @staticmethod
-    def _html_page(page: PageItem) -> bool:
-        """A page read as HTML from a 200 answer (a 304 has no body to find frames or links in)."""
-        return bool(page.reading.kind == "html" and page.fetched.http_status == 200)
-
 
 class FramesPipeline(_Outlinks):
     async def process_item(self, item: Any) -> Any:
@@ -107,13 +95,8 @@ class FramesPipeline(_Outlinks):
         return item
 
     def _wanted(self, page: PageItem) -> list[str]:
-        """The same-site frames of a thin or zero-match HTML page; none for any other page."""
-        body = page.body
-        if body is None or not self._html_page(page) or b"frame" not in body.lower():
-            return []
-        fetched = page.fetched
-        html = decode_body(body, fetched.content_type or None, truncated=fetched.truncated).text
-        urls = frame_urls(html, fetched.final_url or page.url)
+        """The same-site frames of a thin or zero-match HTML page (its reading found them); none for any other page."""
+        urls = list(page.reading.frame_urls) if page.html_page else []
         return urls if urls and wants_frames(page.claims, page.reading.text, self.rules.prefilter) else []
 
 
@@ -132,22 +115,21 @@ class LinkedPipeline(_Outlinks):
         outcome = page.outcome
         if self.config.linked.enabled and not page.from_journal and outcome is not None:
             if page.fetched.http_status == 304:
-                self._findings_stand(page.past, outcome.records)
-            elif page.links and self._html_page(page):
-                await self._one_hop(page.links, outcome.records)
+                page.linked.update(self._findings_stand(page.past, outcome.records))
+            elif links := page.links():
+                page.linked.update(await self._one_hop(links, outcome.records))
         return item
 
     @staticmethod
-    def _findings_stand(past: PagePast | None, records: list[ClaimRecord]) -> None:
+    def _findings_stand(past: PagePast | None, records: list[ClaimRecord]) -> dict[str, dict[str, str]]:
         """A 304 has no body, so no links: what the unchanged page linked to stands."""
         before = past.linked_before() if past is not None else {}
-        for record in records:
-            if record["prior"] == TOKENS_ABSENT and record["id"] in before:
-                record["found_linked"] = before[record["id"]]
+        return {r["id"]: before[r["id"]] for r in records if r["prior"] == TOKENS_ABSENT and r["id"] in before}
 
-    async def _one_hop(self, links: list[tuple[str, str]], records: list[ClaimRecord]) -> None:
-        """For each ``TOKENS_ABSENT`` claim, its candidate links read (``linked.max_per_page`` new
-        ones for the page in all) until one holds the figure."""
+    async def _one_hop(self, links: tuple[tuple[str, str], ...], records: list[ClaimRecord]) -> dict[str, dict[str, str]]:
+        """Claim id -> where its figure was found: for each ``TOKENS_ABSENT`` claim, its candidate links
+        read (``linked.max_per_page`` new ones for the page in all) until one holds the figure."""
+        found: dict[str, dict[str, str]] = {}
         budget = self.config.linked.max_per_page
         for record in records:
             if record["prior"] != TOKENS_ABSENT or budget <= 0:
@@ -160,21 +142,7 @@ class LinkedPipeline(_Outlinks):
                 text = await self._text(url)
                 excerpt = found_in(record["values"], text or "", self.rules.prefilter)
                 if excerpt:
-                    record["found_linked"] = {"url": url, "excerpt": excerpt}
+                    found[record["id"]] = {"url": url, "excerpt": excerpt}
                     self.crawler.stats.inc_value("sv/linked/found")
                     break
-
-
-class LinksPipeline(_Outlinks):
-    """Keeps a page's same-host links while its body is still there, for ``LinkedPipeline`` and
-    discovery's first source (``pipelines/discover.py``)."""
-
-    def process_item(self, item: Any) -> Any:
-        page = page_of(item)
-        body = page.body
-        wanted = self.config.linked.enabled or self.config.discover.enabled
-        if wanted and body is not None and self._html_page(page):
-            fetched = page.fetched
-            html = decode_body(body, fetched.content_type or None, truncated=fetched.truncated).text
-            page.links = page_links(html, fetched.final_url or page.url)
-        return item
+        return found

@@ -1,5 +1,6 @@
 """The page read: its body through the one reader (``journey.Journey.read``), or a
-304's reading restored from the past its request carried — the item's one ``Reading``."""
+304's reading restored from the past its request carried — the item's one ``Reading``. A page
+quick to read arrives read: the spider read it once, for its JavaScript-shell check too."""
 
 from __future__ import annotations
 
@@ -32,11 +33,12 @@ class ReadPipeline:
             past = page.past or PagePast(page.url)
             page.reading = self._restored(past)
             page.fetched = past.restored_fetched(fetched)
-        elif body is not None:  # a failure, a refusal or a failing answer has nothing to read
+        elif body is not None and not page.reading.kind:  # nothing to read: a failure, a refusal, a failing
+            # answer; read already: a page quick to read, by the spider (its one parse: its shell check too)
             page.reading = await journey_of(self.crawler).read(
-                body, fetched.content_type, truncated=fetched.truncated,
-                lang=fetched.headers.get("content-language", "").split(",")[0].strip(),
-                urls=(page.url, fetched.final_url), scopes=[c.get("scope", "") for c in page.claims])
+                body, fetched.content_type, truncated=fetched.truncated, lang=fetched.declared_lang,
+                urls=(page.url, fetched.final_url), scopes=[c.get("scope", "") for c in page.claims],
+                page=fetched.final_url or page.url)
         return item
 
     def _restored(self, past: PagePast) -> Reading:

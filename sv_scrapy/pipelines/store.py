@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import DropItem
@@ -82,7 +83,8 @@ class StoreUpdatePipeline(_StoreWriter):
         if (pdf := pdf_bytes_kept(page)) is not None:
             store.save_pdf(url, pdf)
         # the journal: once this is on disk, a resumed run skips the URL
-        store.save(next_entry(fetched, reading, outcome, past.entry, run_id, page.raw_hash))
+        store.save(next_entry(fetched, reading, replace(outcome, records=page.records()), past.entry, run_id,
+                              page.raw_hash))
 
 
 class StoreTextPipeline(_StoreWriter):

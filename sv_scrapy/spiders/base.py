@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
@@ -26,11 +26,12 @@ from sv_scrapy.core.audit.storeformat import Migration, check_format, migrate
 from sv_scrapy.core.claims.claims import Extraction, extract_corpus, unknown_scope
 from sv_scrapy.core.errors import ArgumentError, SvError
 from sv_scrapy.core.page.pagerecord import Fetched, body_to_read
+from sv_scrapy.core.page.reader import Reading
 from sv_scrapy.core.page.safety import host_listed, refusal_reason
-from sv_scrapy.core.page.shell import shell_markers, shell_signs
-from sv_scrapy.core.page.text import decode_html, html_title, html_to_text
+from sv_scrapy.core.page.text import html_title
 from sv_scrapy.downloadermiddlewares.robotstxt import ROBOTS_NOTE
 from sv_scrapy.extensions.answers import HANDLED_STATUSES, describe_failure, failed_request
+from sv_scrapy.extensions.journey import journey_of
 from sv_scrapy.extensions.monitor import start_failed
 from sv_scrapy.extensions.outcome import is_code_error, report_code_error
 from sv_scrapy.items import PageItem
@@ -213,22 +214,15 @@ class ClaimSpider(scrapy.Spider):
     def render_enabled(self) -> bool:
         return self.crawler.settings.getbool("SV_RENDER_ENABLED", setting_default("SV_RENDER_ENABLED"))
 
-    def _shell_retry(self, response: Response, url: str, ctype: str) -> scrapy.Request | None:
+    def _may_be_shell(self, response: Response, content_type: str) -> bool:
+        """Is this an answer whose page may be a client-rendered shell (to be checked for its signs)?"""
+        return ("playwright" not in response.flags and response.status == 200 and len(response.body) <= 300_000
+                and ("html" in content_type.lower() or not content_type))
+
+    def _shell_retry(self, url: str, signs: tuple[str, ...], response: Response) -> scrapy.Request | None:
         """A thin HTML page that looks client-rendered: fetch it once more, through the browser."""
-        if "playwright" in response.flags or response.status != 200 or len(response.body) > 300_000:
-            return None
-        if "html" not in ctype.lower() and ctype:
-            return None
-        _, decoded = decode_html(response.body, ctype or None)
-        # most pages show no app marker at all: only those pay for a second text extraction
-        if not shell_markers(decoded, response.url):
-            return None
-        signs = shell_signs(decoded, html_to_text(decoded), self.run.runtime.config.fetch.min_text_chars, response.url)
-        if not signs:
-            return None
         self.crawler.stats.inc_value("sv/render/shell_detected")
         if not self.render_enabled:
-            response.meta["sv_shell"] = ", ".join(signs)
             return None
         return self.request_for(url, render_reason="looks client-rendered: " + ", ".join(signs),
                                 past=response.meta.get("sv_past"))
@@ -260,11 +254,6 @@ class ClaimSpider(scrapy.Spider):
     def parse_page(self, response: Response) -> Any:
         url = response.meta["sv_url"]
         headers = {k.decode("latin-1").lower(): v[0].decode("latin-1") for k, v in response.headers.items() if v}
-        ctype = headers.get("content-type", "")
-        retry = self._shell_retry(response, url, ctype)
-        if retry is not None:
-            yield retry
-            return
         body = response.body
         title = html_title(body[:20000].decode("utf-8", "replace")) if b"<title" in body[:20000].lower() else ""
         stopped = response.meta.get("sv_stopped", "")
@@ -273,11 +262,26 @@ class ClaimSpider(scrapy.Spider):
             rendered="playwright" in response.flags, via_browser=bool(response.meta.get("playwright")),
             render_reason=response.meta.get("sv_render_reason", ""), attempts=response.meta.get("retry_times", 0) + 1,
             truncated="download_stopped" in response.flags and not stopped.startswith("binary"), stopped=stopped,
-            shell=response.meta.get("sv_shell", ""), retry_after_refused=response.meta.get("sv_retry_after_refused") or 0.0,
+            retry_after_refused=response.meta.get("sv_retry_after_refused") or 0.0,
             robots_note=response.meta.get(ROBOTS_NOTE, ""),
         )
+        to_read = body_to_read(fetched, body, page_rules(self.run.runtime.config))
+        # the page read here, once: for its pipelines (to_read) and, for one that may be a shell, the signs
+        # of one (a challenge page too); None for nothing to read or a PDF (ReadPipeline reads it off the loop)
+        shell = self._may_be_shell(response, fetched.content_type)
+        source = body if shell else to_read
+        reading = None if source is None else journey_of(self.crawler).read_now(
+            source, fetched.content_type, truncated=fetched.truncated, lang=fetched.declared_lang, page=response.url,
+            shell_below=self.run.runtime.config.fetch.min_text_chars if shell else 0)
+        if reading is not None and reading.shell:
+            retry = self._shell_retry(url, reading.shell, response)
+            if retry is not None:
+                yield retry
+                return
+            fetched = replace(fetched, shell=", ".join(reading.shell))
+        kept = reading if reading is not None and source is to_read else Reading()  # else ReadPipeline reads it
         yield PageItem(url=url, claims=self.run.claims_of(url), fetched=fetched, past=response.meta.get("sv_past"),
-                       body=body_to_read(fetched, body, page_rules(self.run.runtime.config)))
+                       body=to_read, reading=kept)
 
     def on_error(self, failure: Failure) -> Any:
         request = failed_request(failure)

@@ -20,13 +20,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-import lxml.etree
 import lxml.html
 
 from sv_scrapy.core.hosts import registrable_domain as site_of
 from sv_scrapy.core.page.pagescan import PageIndex
 from sv_scrapy.core.page.prefilter import TOKENS_PRESENT, PrefilterSettings, prior_for_text
 from sv_scrapy.core.page.subject import _stem, context_words
+from sv_scrapy.core.page.text import html_tree
 
 FRAME_LIMIT = 3  # frames fetched for one page, at most
 DOC_EXTENSIONS = frozenset({"pdf", "doc", "docx", "xls", "xlsx", "ods", "odt", "csv", "rtf", "txt"})
@@ -39,16 +39,6 @@ def same_site(a: str, b: str) -> bool:
     """Same host, or the same registrable domain."""
     a, b = a.lower().rstrip("."), b.lower().rstrip(".")
     return a == b or (bool(a) and site_of(a) == site_of(b) and site_of(a) != a.split(".")[-1])
-
-
-def _tree(html: str) -> lxml.html.HtmlElement | None:
-    data = html.encode("utf-8", "surrogatepass")
-    if not data.strip():
-        return None
-    try:
-        return lxml.html.document_fromstring(data, parser=lxml.html.HTMLParser(encoding="utf-8"))
-    except (lxml.etree.ParserError, ValueError):
-        return None
 
 
 def _absolute(href: str, base: str) -> str:
@@ -73,9 +63,11 @@ def frame_urls(html: str, base: str, limit: int = FRAME_LIMIT) -> list[str]:
     ...            "https://portal.gouv.fr/taxes")
     ['https://portal.gouv.fr/frames/rates.html']
     """
-    if "frame" not in html.lower():
-        return []
-    root = _tree(html)
+    return tree_frames(html_tree(html), base, limit) if "frame" in html.lower() else []
+
+
+def tree_frames(root: lxml.html.HtmlElement | None, base: str, limit: int = FRAME_LIMIT) -> list[str]:
+    """``frame_urls`` of a page already parsed (``core.page.text.html_tree``)."""
     if root is None:
         return []
     host, out = urlsplit(base).hostname or "", []
@@ -88,7 +80,11 @@ def frame_urls(html: str, base: str, limit: int = FRAME_LIMIT) -> list[str]:
 
 def page_links(html: str, base: str, limit: int = 400) -> list[tuple[str, str]]:
     """(URL, link text) of the page's same-host links, in page order, the page itself left out."""
-    root = _tree(html)
+    return tree_links(html_tree(html), base, limit)
+
+
+def tree_links(root: lxml.html.HtmlElement | None, base: str, limit: int = 400) -> list[tuple[str, str]]:
+    """``page_links`` of a page already parsed (``core.page.text.html_tree``)."""
     if root is None:
         return []
     host, seen, out = urlsplit(base).hostname or "", {base}, []

@@ -79,6 +79,11 @@ class Fetched:
     def content_type(self) -> str:
         return self.headers.get("content-type", "")
 
+    @property
+    def declared_lang(self) -> str:
+        """The language the response's headers declared (the first of Content-Language's)."""
+        return self.headers.get("content-language", "").split(",")[0].strip()
+
 
 @dataclass(frozen=True)
 class PageRules:

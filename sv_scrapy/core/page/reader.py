@@ -12,13 +12,15 @@ an event loop runs :func:`read_body` in a worker when :func:`slow_to_read` says 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sv_scrapy.core.page.ocr import OcrText, needs_ocr
+from sv_scrapy.core.page.outlinks import tree_frames, tree_links
 from sv_scrapy.core.page.pdf import is_pdf, pdf_to_text
 from sv_scrapy.core.page.shape import LineShape
-from sv_scrapy.core.page.text import decode_body, html_lang, html_reading
+from sv_scrapy.core.page.shell import shell_signs
+from sv_scrapy.core.page.text import decode_body, html_lang, html_tree, tree_reading
 
 _TEXTUAL = ("text/", "application/xhtml", "application/xml", "application/json", "application/ld+json")
 
@@ -43,6 +45,10 @@ class Reading:
     charset_source: str = ""  # who said so (core.page.charset.Decoded.source)
     frames: tuple[tuple[str, str], ...] = ()  # (URL, text) of the frames whose text follows the page's
     shapes: tuple[LineShape, ...] = ()  # an HTML page: where each line of its own text stands (core.page.shape)
+    # a page's own HTML (read_body's ``page``), from the same parse as its text:
+    links: tuple[tuple[str, str], ...] = ()  # (URL, link text) of its same-host links (one hop, discovery)
+    frame_urls: tuple[str, ...] = ()  # its same-site frames (core.page.outlinks.FRAME_LIMIT at most)
+    shell: tuple[str, ...] = ()  # why it looks like a JavaScript shell (read_body's ``shell_below``)
 
 
 @dataclass(frozen=True)
@@ -82,8 +88,12 @@ def slow_to_read(body: bytes) -> bool:
 
 
 def read_body(body: bytes, content_type: str, limits: ReadLimits, *, truncated: bool = False, lang: str = "",
-              read_scan: ScanReader | None = None) -> Reading:
+              read_scan: ScanReader | None = None, page: str = "", shell_below: int = 0) -> Reading:
     """The reading of one fetched body; ``lang`` is what the response's headers declared.
+
+    A page's own body (``page``: its URL after redirects) is decoded and parsed once for all its
+    reader needs: its text and line shapes, its links and frames, and with ``shell_below`` (the
+    characters of text a page has at least, ``fetch.min_text_chars``) the signs of a JavaScript shell.
 
     >>> r = read_body("<html lang='fr'><p>Droit : 1 500 €</p></html>".encode("cp1252"), "text/html", ReadLimits())
     >>> (r.kind, r.text, r.text_method, r.lang, r.charset_source)
@@ -100,9 +110,15 @@ def read_body(body: bytes, content_type: str, limits: ReadLimits, *, truncated: 
     if kind == "text":
         return Reading(kind=kind, text=decoded.text, text_method=kind, lang=lang, charset=decoded.encoding,
                        charset_source=decoded.source)
-    shaped = html_reading(decoded.text)  # the text and where each line stands (a figure's context: core.page.context)
-    return Reading(kind=kind, text=shaped.text, text_method=kind, lang=lang or html_lang(decoded.text),
-                   charset=decoded.encoding, charset_source=decoded.source, shapes=shaped.shapes)
+    root = html_tree(decoded.text)
+    shaped = tree_reading(root)  # the text and where each line stands (a figure's context: core.page.context)
+    reading = Reading(kind=kind, text=shaped.text, text_method=kind, lang=lang or html_lang(decoded.text),
+                      charset=decoded.encoding, charset_source=decoded.source, shapes=shaped.shapes)
+    if not page:  # a frame, a linked document, a capture: its text is all
+        return reading
+    shell = shell_signs(decoded.text, shaped.text, shell_below, page) if shell_below else []
+    return replace(reading, links=tuple(tree_links(root, page)), frame_urls=tuple(tree_frames(root, page)),
+                   shell=tuple(shell))
 
 
 def _read_pdf(body: bytes, limits: ReadLimits, truncated: bool, lang: str, read_scan: ScanReader | None) -> Reading:

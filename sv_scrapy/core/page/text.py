@@ -205,7 +205,7 @@ def html_to_text(html: str) -> str:
     >>> html_to_text("<p>Taux&nbsp;: <b>5,81 %</b></p><script>x=1</script><table><tr><th>A</th><td>B</td></tr></table>")
     'Taux\\xa0: 5,81 %\\nA | B'
     """
-    return _read(html, None).text
+    return _read(html_tree(html), None).text
 
 
 def html_reading(html: str) -> ShapedText:
@@ -215,17 +215,29 @@ def html_reading(html: str) -> ShapedText:
     >>> got.text, [(s.kind, s.row_header) for s in got.shapes]
     ('Wage\\nHourly\\nKRW 10,320', [('h1', ''), ('dt', ''), ('dd', 'Hourly')])
     """
-    return _read(html, _Shapes())
+    return tree_reading(html_tree(html))
 
 
-def _read(html: str, shapes: _Shapes | None) -> ShapedText:
+def html_tree(html: str) -> lxml.html.HtmlElement | None:
+    """The page's one parse (comments and processing instructions left out): its text, its links
+    and its frames are all read from this tree; None when there is nothing to parse."""
     data = _XML_DECL_RE.sub(b"", html.encode("utf-8", "surrogatepass"))
     if not data.strip():
-        return ShapedText("")
+        return None
     parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
     try:
-        root = lxml.html.document_fromstring(data, parser=parser)
+        return lxml.html.document_fromstring(data, parser=parser)
     except (lxml.etree.ParserError, ValueError):
+        return None
+
+
+def tree_reading(root: lxml.html.HtmlElement | None) -> ShapedText:
+    """``html_reading`` of a page already parsed (``html_tree``)."""
+    return _read(root, _Shapes())
+
+
+def _read(root: lxml.html.HtmlElement | None, shapes: _Shapes | None) -> ShapedText:
+    if root is None:
         return ShapedText("")
     parts: list[str] = []
     _walk(root, parts, shapes)
