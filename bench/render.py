@@ -1,18 +1,30 @@
 """Rendering speed and memory: JavaScript-only pages through Debian's Chromium.
 
     python bench/render.py [--pages 40] [--hosts 4]
+    python bench/render.py --heldout [--pages 8] [--hosts 3]
 
 Serves N client-rendered pages (the figure is written by a script) over M hosts listed in
 ``js_spa_hosts``, runs one `scrapy crawl worklist`, samples the proportional set size (PSS)
 of the whole process tree every 0.2 s, and prints rendered pages per second, Chromium's
 peak PSS and the whole crawl's (goal: under 1 GB). The floors are lowered to 50 ms here, so
-the number measures rendering, not politeness. Loopback only; asserts nothing.
+the number measures rendering, not politeness.
+
+``--heldout``: the held-out worklist's figure instead, at the shipped politeness (a government
+host one request a second, one at a time). M rendered hosts whose N pages each load what a
+site's app loads from its own host (a script, a stylesheet, a data call answered late, a font),
+as many plain hosts, and a host that answers 503 twice (a fault, left out of the figure). ``--timeline``: every
+request to the first rendered host, as the mock web logged it.
+Prints, for each host without faults, the first→last span of the requests the crawler sent
+(robots.txt and pages; a page's own sub-requests are not the crawler's) ÷ (requests − 1) × its
+floor, by the mock web's own log; goal ≤ 1.10 for rendered and plain hosts alike.
+Loopback only; asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -70,11 +82,88 @@ def is_chromium(pid: int) -> bool:
         return False
 
 
+# a site's app page: its script and stylesheet from its own host, then a data call the script makes
+APP_PAGE = ("<html><head><title>App</title><link rel='stylesheet' href='/static/app.css'>"
+            "<script src='/static/app.js'></script></head><body><div id='root'>Loading</div>"
+            "<script>render({rate});</script></body></html>")
+APP_JS = ("function render(rate) { document.getElementById('root').innerHTML = '<h1>Rates</h1><p>The rate is ' + "
+          "rate + ' % this year. ' + 'Details of the schedule follow. '.repeat(40) + '</p>';"
+          " fetch('/api/news.json').then(r => r.json()).then(n => {}); }")
+APP_CSS = "@font-face { font-family: Gov; src: url('/static/gov.woff2'); } body { font-family: Gov; }"
+
+
+def heldout(pages: int, hosts: int, timeline: bool = False) -> int:
+    """The held-out worklist's figure (``--heldout``): span ÷ bound on each host without faults."""
+    from sv_scrapy.core.politeness import floor_seconds, policy_for
+    from sv_scrapy.run.config import load_config
+    from testing.crawl import crawl
+    from testing.mockweb import Route, gets_by_host
+
+    rendered = [f"app{i}.render-heldout.gov.hk" for i in range(hosts)]
+    plain = [f"www{i}.render-heldout.gouv.fr" for i in range(hosts)]
+    faulty = "down.render-heldout.gouv.fr"
+    with tempfile.TemporaryDirectory() as tmp_name, MockWeb() as web:
+        tmp = Path(tmp_name)
+        lines = []
+        for i in range(pages * hosts):
+            rate = f"{i % 50 + 1},25"
+            app, site = rendered[i % hosts], plain[i % hosts]
+            web.route(f"https://{app}/p{i}", Route(body=APP_PAGE.replace("{rate}", repr(rate)), delay=0.05))
+            web.route(f"https://{site}/p{i}", Route(body=f"<h1>Rates</h1><p>The rate is {rate} % this year.</p>"
+                                                    + "<p>Details of the schedule follow.</p>" * 40, delay=0.05))
+            lines += [f"- rate {i % 50 + 1}.25 % ([p](https://{app}/p{i}))",
+                      f"- rate {i % 50 + 1}.25 % ([p](https://{site}/p{i}))"]
+        for app in rendered:
+            web.route(f"https://{app}/static/app.js", Route(body=APP_JS, content_type="text/javascript", delay=0.1))
+            web.route(f"https://{app}/static/app.css", Route(body=APP_CSS, content_type="text/css", delay=0.1))
+            web.route(f"https://{app}/static/gov.woff2", Route(body=b"\0" * 20_000, content_type="font/woff2"))
+            web.route(f"https://{app}/api/news.json", Route(body="[]", content_type="application/json", delay=0.6))
+        web.route(f"https://{faulty}/p", Route(sequence=[Route(status=503), Route(status=503), Route(body="7,25 %")]))
+        lines.append(f"- rate 7.25 % ([p](https://{faulty}/p))")
+        corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": "# R\n" + "\n".join(lines) + "\n"})
+        config = make_config(tmp / "config", source_verify={"fetch": {"js_spa_hosts": rendered}})
+        result = crawl("worklist", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
+                       args={"sample": str(len(lines))}, timeout=1800, extra_env={"SV_IGNORE_HTTPS_ERRORS": "1"})
+        log = list(web.log)
+        cfg = load_config(config)
+    if result.returncode != 0:
+        print(result.stderr[-3000:])
+        return 1
+    sent = [e for e in log if e.method == "GET" and ("/p" in e.url or e.url.endswith("/robots.txt"))]
+    print(f"render --heldout: {pages} pages on each of {hosts} rendered and {hosts} plain hosts, a faulty host; "
+          f"shipped politeness; process {result.seconds:.1f} s")
+    figures: dict[str, list[float]] = {"rendered": [], "plain": []}
+    for host, entries in sorted(gets_by_host(sent).items()):
+        if host == faulty:
+            continue
+        floor = floor_seconds(policy_for(host, cfg.liveness, cfg.hosts))
+        gaps = [b.began - a.began for a, b in zip(entries, entries[1:], strict=False)]
+        ratio = (entries[-1].began - entries[0].began) / ((len(entries) - 1) * floor)
+        figures["rendered" if host in rendered else "plain"].append(ratio)
+        for a, b in zip(entries, entries[1:], strict=False):
+            if b.began - a.began < floor - 0.1:  # the pacing tests' tolerance
+                print(f"  !! {host}: {a.url} ({a.status}) -> {b.url} ({b.status}) {b.began - a.began:.3f} s apart")
+        print(f"  {host}: {len(entries)} requests, floor {floor:g} s, gaps {min(gaps):.2f}–{max(gaps):.2f} s "
+              f"(median {statistics.median(gaps):.2f}), span ÷ bound {ratio:.3f}")
+    if timeline:
+        zero = min(e.began for e in log)
+        for e in sorted((e for e in log if rendered[0] in e.url), key=lambda e: e.began):
+            print(f"    {e.began - zero:8.3f} s  {e.method:7} {e.status} {e.url}")
+    for kind, ratios in figures.items():
+        print(f"  {kind} hosts: span ÷ bound mean {sum(ratios) / len(ratios):.3f}, worst {max(ratios):.3f} "
+              "(goal ≤ 1.10)")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", type=int, default=40)
     ap.add_argument("--hosts", type=int, default=4)
+    ap.add_argument("--heldout", action="store_true", help="the held-out worklist's figure at shipped politeness")
+    ap.add_argument("--timeline", action="store_true", help="with --heldout: the first rendered host's requests")
     args = ap.parse_args()
+    if args.heldout:
+        return heldout(args.pages if args.pages != 40 else 8, args.hosts if args.hosts != 4 else 3, args.timeline)
     hosts = [f"app{i}.render-bench.gov.hk" for i in range(args.hosts)]
     with tempfile.TemporaryDirectory() as tmp_name, MockWeb() as web:
         tmp = Path(tmp_name)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import copy
 import re
 import sys
+from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
@@ -107,6 +109,64 @@ def row_item(row: dict[str, Any]) -> ClaimRecord:
             "values": [], "content_hash": ""}
 
 
+@dataclass(frozen=True)
+class Asked:
+    """A review's options as checked: the decision (``--as``), the reason, the last day it holds
+    (``--until``; "" none), the one finding it is of (``--finding``; "" each the claim shows),
+    the page where the figure stands (``--at``; "" none) and today, the day it is made."""
+
+    decision: str
+    reason: str
+    until: str
+    finding: str
+    at: str
+    today: date
+
+
+def checked_review(opts: argparse.Namespace, today: date) -> Asked:
+    """``opts``' review options checked in the order a user reads them (``today``: the run's day)."""
+    if not opts.decision:
+        raise ArgumentError(f"--as: required, one of {', '.join(DECISIONS)}")
+    decision = reviewfile.check_choice(opts.decision, DECISIONS, "--as")
+    reason = reviewfile.check_reason(opts.reason or "")
+    until = reviewfile.parse_day(opts.until, "--until") if opts.until else ""
+    if until and until < today.isoformat():
+        raise ArgumentError(f"--until {until}: already past (today is {today.isoformat()})")
+    finding = reviewfile.check_choice(opts.finding, FINDINGS, "--finding") if opts.finding else ""
+    return Asked(decision, reason, until, finding, check_at(opts.at, decision), today)
+
+
+def shown_findings(item: ClaimRecord, roots: set[str]) -> list[str]:
+    """The findings ``item`` shows: the audit's, and ``root_citation`` when its id is in ``roots``
+    (the ids the citation linter flags)."""
+    return findings(item) + ([ROOT_CITATION] if item["id"] in roots else [])
+
+
+def wanted_findings(shown: list[str], finding: str, only: str | None) -> list[str]:
+    """The findings of a claim to review: the one ``--finding`` named; else those of ``shown`` that
+    ``--only`` names (``only``: its raw value); else every finding shown but ``root_citation``
+    (a linter's finding is reviewed only when asked for)."""
+    if finding:
+        return [finding]
+    if only:
+        named = parse_findings(only)
+        return [f for f in shown if f in named]
+    return [f for f in shown if f != ROOT_CITATION]
+
+
+def recorded_line(review: Review) -> str:
+    """What ``scrapy review`` prints for a review it wrote."""
+    line = f"recorded: {review.claim} {review.finding} as {review.decision} on {review.date}"
+    if review.until:
+        line += f" until {review.until}"
+    if review.at:
+        line += f" at {review.at}"
+        if not review.at_hash:
+            line += " (not a page the audit proposed: it expires with the cited page only)"
+    page = review.content_hash[:12] or "not read"
+    return line + f" (page {page}, figures {', '.join(review.figures) or 'none'}): {review.reason}"
+
+
 class Command(SvCommand, ScrapyCommand):
     name = "review"
 
@@ -146,79 +206,90 @@ class Command(SvCommand, ScrapyCommand):
             self.exitcode = exc.exit_code
 
     def execute(self, opts: argparse.Namespace) -> int:
+        """The mode the options name: ``--list``, claim ids, or ``--from-audit --only`` (a
+        selection). ``opts``: the parsed options; the claim ids are ``self.ids``."""
         rt = self.runtime()
         audit = Path(opts.from_audit) if opts.from_audit else rt.output_dir / "audit" / "audit.json"
         if opts.list:
-            if self.ids or opts.decision or opts.reason:
-                raise ArgumentError("--list takes no ids, --as or --reason")
-            if opts.from_audit:  # a path given is checked as a review checks it (the default may be absent)
-                load_items(audit, "audit")
-            return self.listing(rt, audit, opts.expired)
+            return self.list_reviews(rt, audit, opts)
         if opts.expired:
             raise ArgumentError("--expired goes with --list")
-        # everything the user gave is checked before the file is touched
-        decision = reviewfile.check_choice(opts.decision or "", DECISIONS, "--as") if opts.decision else None
-        if decision is None:
-            raise ArgumentError(f"--as: required, one of {', '.join(DECISIONS)}")
-        reason = reviewfile.check_reason(opts.reason or "")
-        until = reviewfile.parse_day(opts.until, "--until") if opts.until else ""
-        today = rt.clock.today()
-        if until and until < today.isoformat():
-            raise ArgumentError(f"--until {until}: already past (today is {today.isoformat()})")
-        finding = reviewfile.check_choice(opts.finding, FINDINGS, "--finding") if opts.finding else ""
-        at = check_at(opts.at, decision)
+        asked = checked_review(opts, rt.clock.today())  # all the user gave, checked before the file is touched
+        if self.ids:
+            return self.review_ids(rt, audit, opts, asked)
+        return self.review_selection(rt, audit, opts, asked)
+
+    def list_reviews(self, rt: Runtime, audit: Path, opts: argparse.Namespace) -> int:
+        """``--list [--expired]``: the reviews and how each stands against ``audit`` (the audit
+        file, which may be absent when it was not given with ``--from-audit``)."""
+        if self.ids or opts.decision or opts.reason:
+            raise ArgumentError("--list takes no ids, --as or --reason")
+        if opts.from_audit:  # a path given is checked as a review checks it (the default may be absent)
+            load_items(audit, "audit")
+        return self.listing(rt, audit, opts.expired)
+
+    def review_ids(self, rt: Runtime, audit: Path, opts: argparse.Namespace, asked: Asked) -> int:
+        """``<claim-id>... --as ...``: review the claims ``self.ids`` name in ``audit`` (the audit
+        file); ``asked``: the review's checked options."""
+        items, roots = self.reviewable(rt, audit, opts, asked)
+        if opts.country:
+            raise ArgumentError("--country selects claims with --from-audit --only: give ids or a selection")
+        chosen = [resolve_id(raw, items, audit) for raw in self.ids]
+        return self.record(rt, audit, opts, asked, chosen, roots)
+
+    def review_selection(self, rt: Runtime, audit: Path, opts: argparse.Namespace, asked: Asked) -> int:
+        """``--from-audit [PATH] --only FINDINGS [--country CC] --as ...``: review every claim of
+        ``audit`` (the audit file) that shows one of the findings; ``asked``: the review's
+        checked options."""
+        items, roots = self.reviewable(rt, audit, opts, asked)
+        if opts.from_audit is None or not opts.only:
+            raise ArgumentError("name the claims: ids, or --from-audit [PATH] --only FINDINGS")
+        only = set(parse_findings(opts.only))
+        country = (opts.country or "").lower()
+        chosen = [i for i in items if (not country or str(i["scope"]).lower() == country)
+                  and set(shown_findings(i, roots)) & only]
+        if not chosen:
+            raise ArgumentError(f"no claim in {audit} shows {', '.join(parse_findings(opts.only))}"
+                                + (f" in {opts.country}" if opts.country else ""))
+        return self.record(rt, audit, opts, asked, chosen, roots)
+
+    def reviewable(self, rt: Runtime, audit: Path, opts: argparse.Namespace,
+                   asked: Asked) -> tuple[list[ClaimRecord], set[str]]:
+        """The claims of ``audit`` a review may name, and the ids of those the citation linter
+        flags ``root_citation`` (read only when the review is of that finding): a linter row whose
+        line is no claim of the audit (a bare host under "## Sources") is a target too."""
         items = records_of(load_items(audit, "audit")["items"])
-        wants_root = finding == ROOT_CITATION or bool(opts.only and ROOT_CITATION in parse_findings(opts.only))
+        wants_root = asked.finding == ROOT_CITATION or bool(opts.only and ROOT_CITATION in parse_findings(opts.only))
         rows = self.root_rows(rt) if wants_root else []
-        roots = {str(r["id"]) for r in rows}
-        # a linter row whose line is no claim of the audit (a bare host under "## Sources") is a target too
         claimed = {str(i["id"]) for i in items}
         items = items + [row_item(r) for r in rows if str(r["id"]) not in claimed]
-        targets = self.targets(items, audit, opts, roots)
+        return items, {str(r["id"]) for r in rows}
+
+    def record(self, rt: Runtime, audit: Path, opts: argparse.Namespace, asked: Asked, chosen: list[ClaimRecord],
+               roots: set[str]) -> int:
+        """Write the reviews of the ``chosen`` claims (each once) into the reviewed-findings file,
+        one per finding wanted; ``roots``: the ids the citation linter flags ``root_citation``."""
         new = []
-        for item in targets:
-            shown = findings(item) + ([ROOT_CITATION] if item["id"] in roots else [])
-            wanted = ([finding] if finding else
-                      [f for f in shown if f in parse_findings(opts.only)] if opts.only else
-                      [f for f in shown if f != ROOT_CITATION])
+        for item in {i["id"]: i for i in chosen}.values():
+            shown = shown_findings(item, roots)
+            wanted = wanted_findings(shown, asked.finding, opts.only)
             missing = [f for f in wanted if f not in shown]
             if missing or not wanted:
                 raise ArgumentError(f"{item['id']}: shows {', '.join(shown) or 'no finding'} in {audit}, "
                                     f"not {missing[0] if missing else 'a finding to review'}")
-            new += [new_review(item, f, decision, reason, today, until, opts.reviewer or "", at) for f in wanted]
+            new += [new_review(item, f, asked.decision, asked.reason, asked.today, asked.until, opts.reviewer or "",
+                               asked.at) for f in wanted]
         # taken: LockHeld, exit 75, nothing written; let go once the file is written
         with acquire(rt.output_dir, "scrapy review", rt.clock.iso()):
             existing = reviewfile.load(rt.config.config_dir)  # read whole, or one line and nothing written
             merged, replaced = reviewfile.merged(existing, new)
             path = reviewfile.save(rt.config.config_dir, merged)
         for review in new:
-            print(f"recorded: {review.claim} {review.finding} as {review.decision} on {review.date}"
-                  + (f" until {review.until}" if review.until else "")
-                  + (f" at {review.at}" + ("" if review.at_hash else " (not a page the audit proposed: it expires "
-                                                                       "with the cited page only)") if review.at else "")
-                  + f" (page {review.content_hash[:12] or 'not read'}, figures {', '.join(review.figures) or 'none'})"
-                  + f": {review.reason}")
+            print(recorded_line(review))
         for review in replaced:
             print(f"replaced: the review of {review.claim} {review.finding} as {review.decision} of {review.date}")
         print(f"{len(new)} review(s) written to {path} ({len(merged)} in all); commit it with the playbooks")
         return 0
-
-    def targets(self, items: list[ClaimRecord], audit: Path, opts: argparse.Namespace,
-                roots: set[str]) -> list[ClaimRecord]:
-        if self.ids:
-            if opts.country:
-                raise ArgumentError("--country selects claims with --from-audit --only: give ids or a selection")
-            chosen = [resolve_id(raw, items, audit) for raw in self.ids]
-            return list({i["id"]: i for i in chosen}.values())
-        if opts.from_audit is None or not opts.only:
-            raise ArgumentError("name the claims: ids, or --from-audit [PATH] --only FINDINGS")
-        only = parse_findings(opts.only)
-        chosen = [i for i in items if (not opts.country or str(i["scope"]).lower() == opts.country.lower())
-                  and set(findings(i) + ([ROOT_CITATION] if i["id"] in roots else [])) & set(only)]
-        if not chosen:
-            raise ArgumentError(f"no claim in {audit} shows {', '.join(only)}"
-                                + (f" in {opts.country}" if opts.country else ""))
-        return list({i["id"]: i for i in chosen}.values())
 
     @staticmethod
     def root_rows(rt: Runtime) -> list[dict[str, Any]]:

@@ -185,6 +185,18 @@ class Pacer:
             self._last_start[host] = max(self._last_start.get(host, when), when)
         self._last_global = max(self._last_global, when)
 
+    def left_by(self, host: str, when: float) -> None:
+        """A request to ``host`` counted as leaving before it was known to have (a browser
+        navigation: Chromium's sending is not seen) is known to have left by ``when`` (its
+        answer came): the host's gap counts from then at the latest. The global cap, which
+        counted it already, is left as it is.
+
+        >>> p = Pacer(HostFloors.__new__(HostFloors), min_gap=0.2)
+        >>> p.started("a", 10.0); p.left("a", 10.0, 10.5); p.left_by("a", 11.2); p._last_start["a"], p.global_ready()
+        (11.2, 10.7)
+        """
+        self._last_start[host] = max(self._last_start.get(host, when), when)
+
     def hold(self, host: str, until: float) -> None:
         """A ``Retry-After``: nothing starts to ``host`` before ``until``."""
         self._held_until[host] = max(self._held_until.get(host, 0.0), until)

@@ -18,7 +18,10 @@ the host is ready, and the turn itself is taken in the browser's request route �
 scrapy-playwright awaits before it lets a request continue — for every navigation
 request. The sub-resources a page loads (its scripts and data calls) are the page's own
 and are not paced; redirects the browser follows by itself are not routed (Playwright
-routes the first URL only).
+routes the first URL only). So a rendered page holds its host's place in flight until its
+document has answered, as a plain page does, not until its scripts, data calls and the
+reading of the page are done; and its host's throttle learns that answer's latency, not
+the render's.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
+from w3lib.url import canonicalize_url
 
 from sv_scrapy import signals as sv_signals
 from sv_scrapy.core.audit.parts import part_of, shared_liveness
@@ -86,6 +90,12 @@ _SPIN = 0.0015
 # ran 4.7 % over its bound.
 _SLACK = 0.002
 _BROWSER_WAIT = 0.5  # seconds a browser navigation may hold the next start while it is on its way
+# A rendered request takes its place this long before its host is ready: opening a page in
+# the browser before its navigation reaches the route took 0.13–0.9 s on a loaded machine
+# (bench/render.py --heldout), and was added to every gap between two navigations when the
+# page was opened only once the host was ready. Short beside the navigation's timeout, which
+# runs while the route waits for the host.
+_PAGE_LEAD = 1.0
 
 
 async def _sleep_until(when: float, *, exact: bool = False) -> float:
@@ -121,6 +131,13 @@ def _clock_reaches(when: float) -> asyncio.Future[None]:
     return reached
 
 
+class _Place:
+    """A rendered request's place in flight to its host: given back once, when its document
+    answers (``released``) or, failing that, when the request is done."""
+
+    released = False
+
+
 class _HostLine:
     """The requests of one host waiting for a turn: in arrival order (``lock``), except that
     the retries of a ``Retry-After`` refusal (``firsts``) go before all of them; at most
@@ -131,6 +148,9 @@ class _HostLine:
         self.concurrency = max(1, concurrency)
         self.flying = 0
         self.firsts = 0
+        # the places of rendered requests whose document has not answered yet, by its URL
+        # (canonical: Chromium's spelling of it may differ from Scrapy's)
+        self.rendering: dict[str, list[_Place]] = {}
         self._changed = asyncio.Event()
 
     def blocked(self, first: bool) -> bool:
@@ -143,6 +163,36 @@ class _HostLine:
         """A request landed or a first one started: wake the waiters to look again."""
         self._changed.set()
         self._changed = asyncio.Event()
+
+    def hold_for_document(self, url: str) -> _Place:
+        """A rendered request to ``url`` has taken its place: note it until its document answers."""
+        place = _Place()
+        self.rendering.setdefault(canonicalize_url(url), []).append(place)
+        return place
+
+    def document_answered(self, url: str) -> bool:
+        """The browser's navigation to ``url`` has its answer: the place of the rendered request
+        that asked for it (the oldest, if several) is given back; False when no request waits
+        for that document (a page's own navigation: a script's redirect, a frame)."""
+        waiting = self.rendering.get(canonicalize_url(url))
+        if not waiting:
+            return False
+        self.give_back(waiting[0], url)
+        return True
+
+    def give_back(self, place: _Place, url: str) -> None:
+        """Free ``place``, the place of a request to ``url``, unless it was freed already."""
+        if place.released:
+            return
+        place.released = True
+        key = canonicalize_url(url) if self.rendering else ""  # a plain request's place is in none
+        waiting = self.rendering.get(key, [])
+        if place in waiting:
+            waiting.remove(place)
+            if not waiting:
+                del self.rendering[key]
+        self.flying -= 1
+        self.notify()
 
 
 class PacedDownloadHandler:
@@ -245,41 +295,45 @@ class PacedDownloadHandler:
         if first:
             self.pacer.hold(host, float(request.meta[HOLD_HOST]))
             line.firsts += 1
+        rendered = bool(request.meta.get("playwright"))
         try:
             # a retry's backoff is its own: it waits before queueing behind its host
             await _sleep_until(request.meta.get(NOT_BEFORE, 0.0))
-            if request.meta.get("playwright"):
-                await self._take_turn(host, first, book=False)  # the browser's route takes the turn itself
-            else:
-                await self._take_turn(host, first)
+            await self._take_turn(host, first, book=not rendered)  # the browser's route takes a render's turn
         finally:
             if first:
                 line.firsts -= 1
                 line.notify()
+        place = line.hold_for_document(request.url) if rendered else _Place()
         try:
             self._refuse_if_stopped()  # the turn may have come after the crawl stopped sending
             started = time.monotonic()
             try:
                 response: Response = await self.inner.download_request(request)
             except Exception:
-                self.pacer.observe(host, time.monotonic() - started, ok=False)
+                if not place.released:  # else its document's answer was observed
+                    self.pacer.observe(host, time.monotonic() - started, ok=False)
                 raise
-            latency = request.meta.get("download_latency") or (time.monotonic() - started)
-            self.pacer.observe(host, float(latency), ok=response.status < 400)
-            self._hold_if_asked(host, response)
+            if not place.released:  # else its document's answer was heard already
+                latency = request.meta.get("download_latency") or (time.monotonic() - started)
+                self.pacer.observe(host, float(latency), ok=response.status < 400)
+                self._hold_if_asked(host, response.status, response.headers.get(b"Retry-After"))
             return response
         finally:
-            line.flying -= 1
-            line.notify()
+            if rendered and not place.released:  # its navigation's answer unheard: it had left by now
+                self.pacer.left_by(host, time.monotonic())
+            line.give_back(place, request.url)
 
-    def _hold_if_asked(self, host: str, response: Response) -> None:
-        """A 429 or 503 with ``Retry-After`` speaks of our rate to the whole server (RFC 6585,
-        RFC 9110 §10.2.3): hold every request to the host from the moment it is read, not from
-        when its retry comes back through the scheduler. Longer than the limit is not waited
-        for (the retry middleware reports the page unavailable)."""
-        if response.status not in (429, 503):
+    def _hold_if_asked(self, host: str, status: int, retry_after: str | bytes | None) -> None:
+        """A 429 or 503 (``status``) with ``Retry-After`` (the header's value, or None) speaks of
+        our rate to the whole server (RFC 6585, RFC 9110 §10.2.3): hold every request to the host
+        from the moment it is read, not from when its retry comes back through the scheduler.
+        Longer than the limit is not waited for (the retry middleware reports the page
+        unavailable). A rendered page's is read when its document answers, as its place is given
+        back, and not again when the render is done."""
+        if status not in (429, 503):
             return
-        asked = parse_retry_after(response.headers.get(b"Retry-After"))
+        asked = parse_retry_after(retry_after)
         if asked is not None and asked <= RETRY_AFTER_CAP_SECONDS:
             self.pacer.hold(host, time.monotonic() + asked)
             self.crawler.stats.inc_value("sv/pacing/retry_after_holds")
@@ -315,9 +369,10 @@ class PacedDownloadHandler:
             if blocked():
                 await line.changed()
                 continue
-            await _sleep_until(self.pacer.host_ready(host))
+            lead = 0.0 if book else _PAGE_LEAD
+            await _sleep_until(self.pacer.host_ready(host) - lead)
             if not book:
-                if ready(time.monotonic()):
+                if ready(time.monotonic() + lead):
                     line.flying += 1
                     return
                 continue
@@ -376,18 +431,43 @@ class PacedDownloadHandler:
         loaded machine up to ~0.3 s after the route let it go (measured on the mock web's
         kernel-stamped log). No event says when it was sent, and Chromium's own timing has read
         ~0.09 s earlier than the server saw it; so the navigation is counted as leaving when its
-        answer came (it cannot have left later), or after ``_BROWSER_WAIT`` without one."""
+        answer came (it cannot have left later), or after ``_BROWSER_WAIT`` without one — and
+        then, for its host, again when its answer comes (a first navigation, Chromium starting
+        its connection, reached the server 0.36 s before the host's next one, bench/render.py
+        ``--heldout`` under load).
+
+        When the answer comes, the rendered request's place in flight is given back and the
+        host's throttle learns the answer's latency: the page's scripts, styles and data calls,
+        and the reading of the rendered page, take seconds on a loaded machine, and held the
+        host that long (1.3–3.6 s between navigations at a 1 s floor, bench/render.py
+        ``--heldout``), through the place and through the throttle alike."""
         left = asyncio.Event()
         self._left = left
 
         async def note() -> None:
+            answer = asyncio.ensure_future(navigation.response())
             try:
-                await asyncio.wait_for(navigation.response(), _BROWSER_WAIT)
+                await asyncio.wait_for(asyncio.shield(answer), _BROWSER_WAIT)
             except Exception:  # noqa: BLE001 - failed or slow: counted as leaving now all the same
                 pass
             finally:
                 self.pacer.left(host, booked, time.monotonic())
                 left.set()
+            late = not answer.done()
+            try:
+                response = await answer
+            except Exception:  # noqa: BLE001 - failed: the request's end gives the place back
+                response = None
+            if late:  # counted as leaving at _BROWSER_WAIT, it may have left after: it had by now
+                self.pacer.left_by(host, time.monotonic())
+            if response is None:
+                return
+            status, retry_after = int(response.status), (await response.all_headers()).get("retry-after")
+            # no await from here on: the place given back, the host's hold and latency are known
+            # before another request can take it
+            if self._line(host).document_answered(navigation.url):
+                self._hold_if_asked(host, status, retry_after)
+                self.pacer.observe(host, time.monotonic() - booked, ok=status < 400)
 
         task = asyncio.ensure_future(note())
         self._notes.add(task)
@@ -403,4 +483,6 @@ class PacedDownloadHandler:
             logger.info("robots.txt of %(host)s asks for Crawl-delay %(delay)s s", {"host": host, "delay": delay})
 
     async def close(self) -> None:
+        for note in list(self._notes):  # a navigation still unanswered when the crawl ends
+            note.cancel()
         await self.inner.close()

@@ -10,7 +10,7 @@ others are merged, and the one problem line names the parts and the hosts left u
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,31 +95,88 @@ class Judgement:
         return "merge incomplete: " + "; ".join(self.problems) + hosts
 
 
+def _month_and_commit(part: PartFolder) -> tuple[str, str]:
+    """The month a finished part audited (``YYYY-MM``) and the corpus commit it read."""
+    doc = part.doc or {}
+    return doc.get("generated_at", "")[:7], doc.get("corpus_commit", "")
+
+
+def _of_another_count(part: PartFolder, reference: PartFolder, merged: Mapping[int, PartFolder]) -> str:
+    """A part of another split (``2/3`` beside ``1/2``)."""
+    if part.part.count == reference.part.count:
+        return ""
+    return f"part {part.part} in {part.folder} is of {part.part.count} parts, not {reference.part.count}"
+
+
+def _of_another_audit(part: PartFolder, reference: PartFolder, merged: Mapping[int, PartFolder]) -> str:
+    """A part of another month's audit, or of another corpus commit."""
+    (month, commit), (want_month, want_commit) = _month_and_commit(part), _month_and_commit(reference)
+    if (month, commit) == (want_month, want_commit):
+        return ""
+    return (f"part {part.part} in {part.folder} audited month {month} of corpus commit {commit or 'none'}, "
+            f"not {want_month} of {want_commit or 'none'}")
+
+
+def _given_twice(part: PartFolder, reference: PartFolder, merged: Mapping[int, PartFolder]) -> str:
+    """A second folder for an index already merged (the first one given stays)."""
+    if part.part.index not in merged:
+        return ""
+    return f"part {part.part} given twice ({merged[part.part.index].folder}, {part.folder}): the second left out"
+
+
+# Why a finished part is left out, first rule first. Each rule takes the part, the reference part
+# (the first finished one: its N, month and commit are the merge's) and the parts admitted so far
+# (by index), and answers the problem line, or "" when the part passes it.
+ADMISSION_RULES: tuple[Callable[[PartFolder, PartFolder, Mapping[int, PartFolder]], str], ...] = (
+    _of_another_count, _of_another_audit, _given_twice,
+)
+
+
+def _admitted(complete: Sequence[PartFolder], reference: PartFolder) -> tuple[dict[int, PartFolder], list[str]]:
+    """The finished parts that pass every admission rule (by index), and why the others do not.
+
+    ``complete``: the finished parts in the order given; ``reference``: the first of them."""
+    merged: dict[int, PartFolder] = {}
+    refused: list[str] = []
+    for part in complete:
+        problem = next((found for rule in ADMISSION_RULES if (found := rule(part, reference, merged))), "")
+        if problem:
+            refused.append(problem)
+        else:
+            merged[part.part.index] = part
+    return merged, refused
+
+
+def _missing(parts: Sequence[PartFolder], count: int) -> list[str]:
+    """An index of the N with no folder given (a folder that did not finish counts as given)."""
+    given = {p.part.index for p in parts if p.part.count == count}
+    return [f"part {i}/{count} missing" for i in range(1, count + 1) if i not in given]
+
+
+def _from_another_store(merged: Iterable[PartFolder], joined: Mapping[str, str]) -> list[str]:
+    """A merged part whose joined sites differ from the reference's: it started from another store."""
+    return [f"part {p.part} in {p.folder} started from another store (its joined sites differ)"
+            for p in merged if dict((p.doc or {}).get("joined") or {}) != joined]
+
+
 def judge(parts: Sequence[PartFolder]) -> Judgement:
-    """Which parts are merged and what is wrong with the rest."""
+    """Which parts are merged and what is wrong with the rest.
+
+    ``parts``: every folder given to ``scrapy merge`` as ``read_part`` read it (finished or not,
+    ``problem`` set on those that are not), in the order given; not empty. The first finished part
+    is the reference: its N, month, corpus commit, corpus and joined sites are the merge's. A part
+    is merged when it finished and passes every rule of ``ADMISSION_RULES``; the problems come in
+    a fixed order (the parts' own, those rules', the missing indexes, then the merged set's)."""
     complete = [p for p in parts if p.doc is not None]
     reference = complete[0] if complete else parts[0]
     count = reference.part.count
-    key = (reference.doc or {}).get("generated_at", "")[:7], (reference.doc or {}).get("corpus_commit", "")
     problems = [p.problem for p in parts if p.problem]
-    merged: dict[int, PartFolder] = {}
-    for p in complete:
-        doc = p.doc or {}
-        if p.part.count != count:
-            problems.append(f"part {p.part} in {p.folder} is of {p.part.count} parts, not {count}")
-        elif (doc.get("generated_at", "")[:7], doc.get("corpus_commit", "")) != key:
-            problems.append(f"part {p.part} in {p.folder} audited month {doc.get('generated_at', '')[:7]} of corpus "
-                            f"commit {doc.get('corpus_commit') or 'none'}, not {key[0]} of {key[1] or 'none'}")
-        elif p.part.index in merged:
-            problems.append(f"part {p.part} given twice ({merged[p.part.index].folder}, {p.folder}): the second left out")
-        else:
-            merged[p.part.index] = p
-    given = {p.part.index for p in parts if p.part.count == count}
-    problems += [f"part {i}/{count} missing" for i in range(1, count + 1) if i not in given]
-    corpus = [(str(i), str(h)) for i, h in (reference.doc or {}).get("corpus", [])]
-    joined = dict((reference.doc or {}).get("joined") or {})
-    problems += [f"part {p.part} in {p.folder} started from another store (its joined sites differ)"
-                 for p in merged.values() if dict((p.doc or {}).get("joined") or {}) != joined]
+    merged, refused = _admitted(complete, reference)
+    problems += refused + _missing(parts, count)
+    reference_doc = reference.doc or {}
+    corpus = [(str(i), str(h)) for i, h in reference_doc.get("corpus", [])]
+    joined = dict(reference_doc.get("joined") or {})
+    problems += _from_another_store(merged.values(), joined)
     problems += _hosts_claimed_twice(list(merged.values()))
     # one hash per host, not per claim: 20,000 claims cite 2,000 hosts
     unaudited = sorted(h for h in {h for _, h in corpus} if owner_of(h, count, joined) not in merged)
@@ -129,6 +186,7 @@ def judge(parts: Sequence[PartFolder]) -> Judgement:
 
 
 def _hosts_claimed_twice(parts: Sequence[PartFolder]) -> list[str]:
+    """A host whose claims two merged parts audited (``parts``: the merged ones, by index)."""
     owner: dict[str, Part] = {}
     twice: list[str] = []
     for p in parts:
