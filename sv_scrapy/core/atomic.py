@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -64,6 +64,14 @@ def write_json(path: str | os.PathLike[str], data: Any) -> Path:
     with _replacing(path) as fh:
         json.dump(data, fh, indent=2, ensure_ascii=False)
         fh.write("\n")
+    return Path(path)
+
+
+def write_chunks(path: str | os.PathLike[str], chunks: Iterable[str]) -> Path:
+    """Text made piece by piece (a document too large to hold), the same way as :func:`write_text`."""
+    with _replacing(path) as fh:
+        for chunk in chunks:
+            fh.write(chunk)
     return Path(path)
 
 

@@ -19,13 +19,13 @@ from sv_scrapy.core.audit.archive.thennow import by_verdict
 from sv_scrapy.core.audit.news import fingerprint, news
 from sv_scrapy.core.audit.reviewfile import Review
 from sv_scrapy.core.audit.reviews import apply_reviews, open_findings, remember_expired
+from sv_scrapy.core.audit.spool import SpooledItems
 from sv_scrapy.core.audit.stats import audit_stats, buckets, by_scope_priors
 from sv_scrapy.core.audit.verdicts import attach_verdicts
 from sv_scrapy.core.claims.claims import claim_id
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.pagerecord import unfetched_record
 from sv_scrapy.core.report.auditdoc import Enricher
-from sv_scrapy.core.report.itemspool import SpooledItems
 from sv_scrapy.core.report.report_html import render_html
 from sv_scrapy.core.report.report_md import issue_markdown, render_markdown
 from sv_scrapy.core.report.sourcelinks import SourceLinks
@@ -105,7 +105,7 @@ class _Tally(list[ClaimRecord]):
         super().__init__()
         self._shared: dict[tuple[Any, ...], ClaimRecord] = {}
 
-    def count(self, item: ClaimRecord) -> None:
+    def take(self, item: ClaimRecord) -> None:
         verdict = (item.get("then_now") or {}).get("verdict")
         key = (*(item.get(k) for k in TALLIED), verdict)
         if key not in self._shared:
@@ -116,7 +116,7 @@ class _Tally(list[ClaimRecord]):
 
 def finish_audit(given: AuditInputs) -> AuditFinish:
     """One pass over the claims in corpus order: each record is enriched, counted and spooled
-    (``core.report.itemspool``); only the claims a report may list stay in memory. A claim a
+    (``core.audit.spool``); only the claims a report may list stay in memory. A claim a
     review may be about is finished last, once every claim is known (a review follows a moved line)."""
     today = datetime.fromisoformat(given.generated_at).date()
     enricher = Enricher(previous=given.previous, audited_scopes=given.scopes, ids={c["id"] for c in given.claims},
@@ -132,7 +132,7 @@ def finish_audit(given: AuditInputs) -> AuditFinish:
         item = given.records.get(claim["id"]) or unfetched_record(claim, "not fetched")
         enricher.apply(item)
         apply_then_now([item], given.archive_results, given.archive_enabled)  # then and now (core.audit.archive)
-        tally.count(item)
+        tally.take(item)
         if item["id"] in named or (review_keys and fingerprint(item) in review_keys):
             items.hold(item)
             last.append(item)
