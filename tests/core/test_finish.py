@@ -67,8 +67,9 @@ def test_the_reports_of_the_listed_claims_are_those_of_every_claim(tmp_path: Pat
         return {absent["id"]: dict(found), present["id"]: {**found, **present, "prior": "TOKENS_PRESENT",
                                                             "matched_tokens": ["150"], "missing_tokens": []}}
     was = {"prior": "TOKENS_PRESENT", "fetch_status": "OK", "scope": "fr", "baseline": "TOKENS_PRESENT"}
-    month_two: dict[str, Any] = {"previous": {absent["id"]: was, present["id"]: was}, "scopes": {"fr": "2027-01-01T03:17:00+00:00"},
-                 "journal": {"previous_finished_at": "2027-01-01T03:17:00+00:00"}}
+    month_two: dict[str, Any] = {"previous": {absent["id"]: was, present["id"]: was},
+                                 "scopes": {"fr": "2027-01-01T03:17:00+00:00"},
+                                 "journal": {"previous_finished_at": "2027-01-01T03:17:00+00:00"}}
     for month in ({}, month_two):  # month one (a baseline), month two (news)
         given = replace(base, records=records(), **month)
         done = finish_audit(given)
