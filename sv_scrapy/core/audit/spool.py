@@ -11,10 +11,12 @@ import tempfile
 import weakref
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, SupportsIndex, overload
 
 from sv_scrapy.core.claims.record import ClaimRecord, records_of
+from sv_scrapy.core.errors import OutputError
 
 
 def spool_dir(near: Path) -> Path:
@@ -27,22 +29,34 @@ class Spool:
     """JSON values on disk, each read back by the number ``add`` gave it."""
 
     def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder or Path(tempfile.gettempdir())
         # unlinked at once where the OS allows: a killed run leaves nothing behind; open as long
         # as the spool lives (closed when it is collected), so no `with`
-        self._file = tempfile.TemporaryFile(dir=folder, prefix=".spool.")  # noqa: SIM115
+        with self._failing():
+            self._file = tempfile.TemporaryFile(dir=folder, prefix=".spool.")  # noqa: SIM115
         weakref.finalize(self, self._file.close)
         self._ends = array("q", [0])  # value k is bytes ends[k]..ends[k+1]
 
+    @contextmanager
+    def _failing(self) -> Iterator[None]:
+        """A full disk or a folder gone is an output that failed (one line, exit 1), as any write's."""
+        try:
+            yield
+        except OSError as exc:
+            raise OutputError(f"cannot spool claim records in {self.folder}: {exc.strerror or exc}") from None
+
     def add(self, value: Any) -> int:
         line = json.dumps(value, ensure_ascii=False).encode("utf-8") + b"\n"
-        self._file.write(line)
+        with self._failing():
+            self._file.write(line)
         self._ends.append(self._ends[-1] + len(line))
         return len(self._ends) - 2
 
     def get(self, k: int) -> Any:
-        self._file.flush()
         start = self._ends[k]
-        return json.loads(os.pread(self._file.fileno(), self._ends[k + 1] - start, start))
+        with self._failing():
+            self._file.flush()
+            return json.loads(os.pread(self._file.fileno(), self._ends[k + 1] - start, start))
 
     def record(self, k: int) -> ClaimRecord:
         return records_of([self.get(k)])[0]
