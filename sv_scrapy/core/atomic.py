@@ -59,7 +59,10 @@ def write_json(path: str | os.PathLike[str], data: Any) -> Path:
     """Serialise ``data`` as indented UTF-8 JSON and write it atomically.
 
     Streamed to the temp file (``json.dump`` encodes piece by piece): an audit of 10,000
-    claims never holds its whole JSON text, and that text's bytes, in memory at once.
+    claims never holds its whole JSON text, and that text's bytes, in memory at once. Indented,
+    ``json`` encodes in Python, which iterates a list subclass as it iterates itself: an audit's
+    items are read from disk as they are written (``core.audit.spool.SpooledItems``; the C
+    encoder, used without ``indent``, would read the subclass's empty storage instead).
     """
     with _replacing(path) as fh:
         json.dump(data, fh, indent=2, ensure_ascii=False)
