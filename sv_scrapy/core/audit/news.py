@@ -27,6 +27,7 @@ A claim keeps its outcome when its line moves: unmatched ids are matched by a fi
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -107,6 +108,12 @@ def judge(prev: Mapping[str, Any] | None, item: ClaimRecord, scope_audited_befor
     return None, baseline or str(prev.get("prior")), "", outcome
 
 
+def shared_values(outcome: dict[str, Any]) -> dict[str, Any]:
+    """The outcome with its few distinct words (priors, statuses, scopes) shared, not one copy a
+    claim: 100,000 outcomes are kept until the store is written."""
+    return {k: sys.intern(v) if isinstance(v, str) and k != "fp" else v for k, v in outcome.items()}
+
+
 class Transitions:
     """``apply_transitions`` one claim at a time, in corpus order (the audit's finish streams its
     claims): ``ids`` are every claim id of the audit, known before the first claim is judged (a
@@ -134,7 +141,7 @@ class Transitions:
         proposed = str((item.get("proposed_source") or {}).get("url") or "")
         outcome["proposed"] = proposed
         item["proposal_new"] = bool(proposed and prev is not None and str(prev.get("proposed") or "") != proposed)
-        self.outcomes[item["id"]] = outcome
+        self.outcomes[item["id"]] = shared_values(outcome)
         self.audited_now.add(item.get("scope"))
 
     def kept(self) -> dict[str, dict[str, Any]]:
