@@ -161,7 +161,7 @@ def merged_inputs(judgement: Judgement) -> dict[str, Any]:
             counts[name] = counts.get(name, 0) + value if summed else value
     first = docs[0] if docs else PartData({})
     return {
-        "claims": SpooledList([claims[cid] for cid in order]),
+        "claims": SpooledList([claims[cid] for cid in order]), "claim_ids": order,
         "records": SpooledRecords({k: v for d in docs for k, v in d.records.items()}),
         "urls": {k: v for d in docs for k, v in d.urls.items()},
         "archive_results": {k: v for d in docs for k, v in d.get("archive_results", {}).items()},

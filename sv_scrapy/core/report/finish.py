@@ -7,7 +7,7 @@ outcome, the history) and the console summary. ``pipelines/auditexport.py`` read
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -67,6 +67,7 @@ class AuditInputs:
     archive_counts: Mapping[str, Any] = field(default_factory=dict)  # the archive's requests, caches, errors
     log_file: str = ""
     corpus_commit: str = ""  # the corpus checkout's HEAD ("" outside git)
+    claim_ids: Collection[str] | None = None  # every claim's id, where iterating the claims twice costs (a merge's are on disk)
     spool_dir: Path | None = None  # where the finished records wait for audit.json (None: the system's temp folder)
 
 
@@ -119,7 +120,8 @@ def finish_audit(given: AuditInputs) -> AuditFinish:
     (``core.audit.spool``); only the claims a report may list stay in memory. A claim a
     review may be about is finished last, once every claim is known (a review follows a moved line)."""
     today = datetime.fromisoformat(given.generated_at).date()
-    enricher = Enricher(previous=given.previous, audited_scopes=given.scopes, ids={c["id"] for c in given.claims},
+    ids = set(given.claim_ids) if given.claim_ids is not None else {c["id"] for c in given.claims}
+    enricher = Enricher(previous=given.previous, audited_scopes=given.scopes, ids=ids,
                         links=given.links, kinds={u: str(v.get("kind") or "") for u, v in given.urls.items()},
                         weights=given.weights, as_of=today)
     roots = root_rows(given.linter_rows)
