@@ -110,7 +110,7 @@ class _Tally(list[ClaimRecord]):
         verdict = (item.get("then_now") or {}).get("verdict")
         key = (*(item.get(k) for k in TALLIED), verdict)
         if key not in self._shared:
-            fields = {k: item[k] for k in TALLIED if k in item}  # type: ignore[literal-required]
+            fields = {k: item[k] for k in TALLIED if k in item}  # type: ignore[literal-required]  # keys of TALLIED
             self._shared[key] = cast(ClaimRecord, {**fields, "then_now": {"verdict": verdict} if verdict else None})
         self.append(self._shared[key])
 
