@@ -1,6 +1,6 @@
 """``scrapy merge`` at scale without crawling 20,000 URLs: one real small part is crawled against
 the mock web, its per-page records and store files are scaled to 20,000 claims over 2,000 hosts
-and written, as 1, 2 and 4 parts, with the project's own writers (``part_document``,
+and written, as 1, 2 and 4 parts, with the project's own writers (``write_part``,
 ``ContentStore``); then ``scrapy merge`` of each split is timed (wall and CPU) and optionally
 profiled — month one (the parts start from no store), then month two (each part restores month
 one's merged store, as the runners do, and rewrites its own pages: the merge links 20,000 pages
@@ -33,7 +33,7 @@ from unittest import mock
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from sv_scrapy.core.audit.partfile import PART_FILE, part_document  # noqa: E402
+from sv_scrapy.core.audit.partfile import PART_FILE, write_part  # noqa: E402
 from sv_scrapy.core.audit.parts import owner_of  # noqa: E402
 from sv_scrapy.core.audit.store import ContentStore, Entry  # noqa: E402
 from sv_scrapy.core.claims.claims import claim_id  # noqa: E402
@@ -85,7 +85,7 @@ class Scaler:
     URL, host, claim id and line replaced in every record and entry."""
 
     def __init__(self, template: Path) -> None:
-        self.doc = json.loads((template / PART_FILE).read_text(encoding="utf-8"))
+        self.doc = json.loads((template / PART_FILE).read_text(encoding="utf-8"))  # the template is small
         self.store = ContentStore(template / "store")
         self.by_url = {c["source_url"]: c for c in self.doc["claims"]}
 
@@ -137,7 +137,8 @@ def build_split(n: int, *, folder: Path, scaler: Scaler, urls: list[str], restor
         inputs.update(records={p["claim"]["id"]: p["record"] for p in own}, generated_at=generated_at,
                       urls={p["claim"]["source_url"]: p["urls"] for p in own},
                       claims=[p["claim"] for p in own], params=params, run_id=run_id)
-        _write(out / PART_FILE, part_document(part=part, inputs=inputs, corpus_index=corpus_index))
+        (out / PART_FILE).unlink(missing_ok=True)
+        write_part(out / PART_FILE, part=part, inputs=inputs, corpus_index=corpus_index)
         _write(out / "store" / "run.json", {"run_id": run_id, "params": params, "finished": True,
                                             "started_at": generated_at, "finished_at": generated_at,
                                             "previous_finished_at": month_one if restored else ""})

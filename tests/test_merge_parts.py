@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from sv_scrapy.core.audit.partfile import PART_FILE, write_part
 from sv_scrapy.core.audit.parts import owner_of
-from sv_scrapy.core.audit.partsmerge import judge, read_part
+from sv_scrapy.core.audit.partsmerge import judge, merged_inputs, read_part
 from sv_scrapy.core.errors import ArgumentError
 from testing.commands import scrapy_in_process
 
@@ -95,3 +96,35 @@ def test_a_merge_run_in_process_leaves_the_collector_on(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
     assert scrapy_in_process("merge", str(tmp_path / "plain"), "--into", str(tmp_path / "out")).returncode == 2
     assert gc.isenabled()
+
+
+def test_a_part_of_the_previous_release_reads_as_this_releases(tmp_path: Path) -> None:
+    # part.json version 1 (one indented document, as the previous release wrote it) and version 2
+    # (one member a line, read line by line) of the same part hand the merge the same part
+    claims = [{"id": f"fr:{i}:x", "source_host": f"h{i % 2}.gouv.fr", "source_url": f"https://h{i % 2}.gouv.fr/{i}",
+               "claim_text": "taux « 5,81 % »\nsur deux lignes"} for i in range(3)]
+    inputs: dict[str, Any] = {
+        "records": {c["id"]: {**c, "prior": "TOKENS_PRESENT", "final_url": "https://other.fr/x", "score": 0.1}
+                    for c in claims[:2]},
+        "urls": {c["source_url"]: {"fetch_status": "OK", "not_modified": False} for c in claims[:2]},
+        "failure": "", "archive_counts": {"lookups": 2}, "claims": claims, "params": {"part": "1/2"},
+        "run_id": "run-1", "generated_at": "2027-01-01T03:00:00+00:00", "corpus_commit": "abc", "joined": {}}
+    corpus = [(c["id"], c["source_host"]) for c in claims]
+    read = []
+    for version in (1, 2):
+        folder = tmp_path / f"v{version}"
+        (folder / "store").mkdir(parents=True)
+        (folder / "store" / "run.json").write_text(json.dumps({"run_id": "run-1", "finished": True}), encoding="utf-8")
+        if version == 1:
+            doc = {"version": 1, "part": "1/2", "corpus": [list(p) for p in corpus], **inputs}
+            (folder / PART_FILE).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        else:
+            write_part(folder / PART_FILE, part="1/2", inputs=inputs, corpus_index=corpus)
+            assert json.loads((folder / PART_FILE).read_text(encoding="utf-8"))["records"] == inputs["records"]
+        part = read_part(folder)
+        assert part.doc is not None and not part.problem
+        got = merged_inputs(judge([part]))
+        read.append((part.doc.head | {"version": 0}, part.doc.hosts, part.doc.hops, part.doc.cited, list(got["claims"]),
+                     dict(got["records"]), got["urls"], got["archive_counts"], judge([part]).corpus))
+    assert read[0] == read[1]
+    assert read[1][4] == claims and read[1][2] == [("h0.gouv.fr", "other.fr"), ("h1.gouv.fr", "other.fr")]

@@ -25,6 +25,7 @@ from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.audit import reviewfile
 from sv_scrapy.core.audit.partsmerge import judge, merged_inputs, read_part
 from sv_scrapy.core.audit.runlock import acquire
+from sv_scrapy.core.audit.spool import Spool, spool_dir
 from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.audit.storemerge import build_merged_store, swap_in
 from sv_scrapy.core.audit.verdicts import read_verdicts, reports_dir
@@ -78,7 +79,9 @@ class Command(SvCommand, ScrapyCommand):
             self.exitcode = exc.exit_code
 
     def merge(self, folders: list[Path], out: Path, ci: bool) -> int:
-        parts = [read_part(f) for f in folders]  # a folder that is no part: exit 2, nothing written
+        # the parts' records and claims wait on disk for the finish, read one at a time
+        spool = Spool(spool_dir(out))
+        parts = [read_part(f, spool) for f in folders]  # a folder that is no part: exit 2, nothing written
         rt = self.runtime()
         if out.resolve() in {f.resolve() for f in folders}:
             raise ArgumentError(f"--into {out}: one of the parts; merge into a folder of its own")
@@ -97,7 +100,8 @@ class Command(SvCommand, ScrapyCommand):
         # next month's memory: the union's outcomes; an unaudited part's claims keep theirs
         left_out = set(judgement.unaudited)
         unaudited = {cid: previous[cid] for cid, host in judgement.corpus if cid in previous and host in left_out}
-        building = build_merged_store(base, [(p.store, self._urls(p.doc or {})) for p in judgement.merged], out / "store")
+        building = build_merged_store(base, [(p.store, set(p.doc.urls) | p.doc.cited) for p in judgement.merged if p.doc],
+                                      out / "store")
         store = ContentStore(building, rt.clock)
         store.save_claim_outcomes({**unaudited, **done.kept}, done.scopes)
         store.save_history(done.history)
@@ -118,10 +122,6 @@ class Command(SvCommand, ScrapyCommand):
             print(f"scrapy merge: error: {line}", file=sys.stderr)
         return status
 
-    @staticmethod
-    def _urls(doc: dict[str, Any]) -> set[str]:
-        return set(doc.get("urls", {})) | {str(c["source_url"]) for c in doc.get("claims", [])}
-
     def inputs(self, rt: Runtime, judgement: Judgement, memory: ContentStore,
                outcomes: tuple[dict[str, dict[str, Any]], dict[str, str]], out: Path, report_dir: Path,
                ci: bool) -> AuditInputs:
@@ -132,7 +132,7 @@ class Command(SvCommand, ScrapyCommand):
         for warning in warnings:
             print(f"scrapy merge: warning: {warning}", file=sys.stderr)
         previous, scopes = outcomes  # the store's claims.json, read once by the caller
-        first = judgement.merged[0].doc or {} if judgement.merged else {}
+        first = judgement.merged[0].doc.head if judgement.merged and judgement.merged[0].doc else {}
         country = (first.get("params") or {}).get("country")
         return AuditInputs(
             params={"country": country, "ci": ci, "part": None}, run_id=uuid.uuid4().hex[:12], resumed=False,
@@ -140,4 +140,5 @@ class Command(SvCommand, ScrapyCommand):
             links=resolve_links(env_values(LINK_VARIABLES), config.report.source_url_template, rt.corpus_root),
             weights=config.sampling.weights, backlog_top_n=config.report.backlog_top_n, out_dir=report_dir,
             journal=memory.run_info(), previous=previous, scopes=scopes, history=memory.history(),
-            reviews=reviewfile.load(config.config_dir), verdicts=verdicts, **merged_inputs(judgement))
+            reviews=reviewfile.load(config.config_dir), verdicts=verdicts, spool_dir=spool_dir(report_dir),
+            **merged_inputs(judgement))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -59,11 +59,22 @@ def write_json(path: str | os.PathLike[str], data: Any) -> Path:
     """Serialise ``data`` as indented UTF-8 JSON and write it atomically.
 
     Streamed to the temp file (``json.dump`` encodes piece by piece): an audit of 10,000
-    claims never holds its whole JSON text, and that text's bytes, in memory at once.
+    claims never holds its whole JSON text, and that text's bytes, in memory at once. Indented,
+    ``json`` encodes in Python, which iterates a list subclass as it iterates itself: an audit's
+    items are read from disk as they are written (``core.audit.spool.SpooledItems``; the C
+    encoder, used without ``indent``, would read the subclass's empty storage instead).
     """
     with _replacing(path) as fh:
         json.dump(data, fh, indent=2, ensure_ascii=False)
         fh.write("\n")
+    return Path(path)
+
+
+def write_chunks(path: str | os.PathLike[str], chunks: Iterable[str]) -> Path:
+    """Text made piece by piece (a document too large to hold), the same way as :func:`write_text`."""
+    with _replacing(path) as fh:
+        for chunk in chunks:
+            fh.write(chunk)
     return Path(path)
 
 

@@ -1,8 +1,10 @@
 """The audit's documents when it finishes: the store's memory read, ``core.report.finish`` run
 over it, and what it returns written — ``audit.json``, ``report.md``, ``report.html``,
 ``issue.md``, ``$GITHUB_OUTPUT`` — then each claim's outcome and the audit's counts kept in the
-store for next month. Only a crawl that finished writes reports and closes its run in the
-journal; one that was interrupted leaves the run open, so the next ``scrapy crawl audit``
+store for next month. The claim records are read back from the run's journal as the finish
+asks for them (``core.audit.journal.JournalRecords``), never all held: what the crawl keeps of
+each page until its end is the little the counts need (``urls``). Only a crawl that finished
+writes reports and closes its run in the journal; one that was interrupted leaves the run open, so the next ``scrapy crawl audit``
 resumes it."""
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.audit.clockcheck import clock_behind
-from sv_scrapy.core.audit.partfile import PART_FILE, part_document
+from sv_scrapy.core.audit.journal import JournalRecords
+from sv_scrapy.core.audit.partfile import PART_FILE, write_part
+from sv_scrapy.core.audit.spool import spool_dir
 from sv_scrapy.core.audit.verdicts import read_verdicts, reports_dir
 from sv_scrapy.core.report.finish import AuditInputs, finish_audit
 from sv_scrapy.core.report.outputs import write_documents
@@ -46,7 +49,7 @@ class AuditExportPipeline(ExportPipeline):
         self.urls[page.url] = {"fetch_status": outcome.fetch_status, "kind": page.reading.kind, "note": outcome.note,
                                   "not_modified": page.fetched.http_status == 304
                                   or any(r.get("not_modified") for r in outcome.records)}
-        return super().process_item(item)
+        return item  # its records are in the journal (pipelines.store), read back at the finish
 
     def export(self, spider: Spider, run: Run, reason: str) -> None:
         if reason == "output_failed":
@@ -63,7 +66,7 @@ class AuditExportPipeline(ExportPipeline):
         archive_results, archive_enabled, archive_counts = archive_inputs(self.crawler)
         # the crawl's side of the finish's inputs (a part also hands them to its merge: core.audit.partfile)
         crawled: dict[str, Any] = {
-            "records": self.records, "urls": self.urls, "failure": run_failure(self.crawler),
+            "records": JournalRecords(store, run.run_id, run.claims), "urls": self.urls, "failure": run_failure(self.crawler),
             "archive_results": archive_results, "archive_enabled": archive_enabled, "archive_counts": archive_counts,
             "quarantined": store.quarantined, "store_format": run.store_format.as_dict() if run.store_format else {},
             "allowlist_rows": run.allowlist_rows, "linter_rows": run.linter_rows}
@@ -71,9 +74,9 @@ class AuditExportPipeline(ExportPipeline):
         generated_at, link_env = run.runtime.clock.iso(), env_values(LINK_VARIABLES)
         part, commit = run.params.get("part"), corpus_commit(link_env, run.runtime.corpus_root)
         if part:  # first, before the finish enriches the records: what `scrapy merge` joins
-            write_json(run.output_dir / PART_FILE, part_document(part=part, corpus_index=run.corpus_index, inputs={
+            write_part(run.output_dir / PART_FILE, part=part, corpus_index=run.corpus_index, inputs={
                 **crawled, "claims": run.claims, "params": run.params, "run_id": run.run_id,
-                "generated_at": generated_at, "corpus_commit": commit, "joined": store.joined_sites()}))
+                "generated_at": generated_at, "corpus_commit": commit, "joined": store.joined_sites()})
         done = finish_audit(AuditInputs(
             claims=run.claims, params=run.params, run_id=run.run_id,
             resumed=run.resumed, generated_at=generated_at,
@@ -81,7 +84,7 @@ class AuditExportPipeline(ExportPipeline):
             weights=config.sampling.weights, backlog_top_n=config.report.backlog_top_n, out_dir=run.out_dir,
             journal=store.run_info(), previous=previous, scopes=scopes, history=store.history(),
             reviews=run.reviews, verdicts=verdicts, log_file=self.crawler.settings.get("LOG_FILE") or "",
-            corpus_commit=commit, **crawled))
+            corpus_commit=commit, spool_dir=spool_dir(run.out_dir), **crawled))
         for verdict, count in done.doc["stats"]["archive"]["by_verdict"].items():
             self.crawler.stats.inc_value(f"sv/archive/verdict/{verdict}", count)
         if behind := clock_behind(done.doc):

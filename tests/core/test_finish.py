@@ -3,11 +3,14 @@ the document, the three reports, the CI lines and what the store keeps."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.claims.claims import extract_corpus
 from sv_scrapy.core.report.finish import OUTPUT_COUNTS, AuditInputs, finish_audit
+from sv_scrapy.core.report.report_html import render_html
+from sv_scrapy.core.report.report_md import issue_markdown, render_markdown
 from sv_scrapy.core.report.sourcelinks import SourceLinks
 from sv_scrapy.run.runtime import Runtime
 from testing.crawl import make_config, write_corpus
@@ -52,3 +55,26 @@ def test_a_failure_and_an_earlier_audit_show_in_the_document(tmp_path: Path) -> 
                                scopes={"fr": "2027-01-01T03:17:00+00:00"}))
     assert not done.doc["complete"] and done.doc["problems"] == ["none of 2 request(s) got an answer"]
     assert done.doc["news_since"] == "2027-01-01T03:17:00+00:00" and "new since 2027-01-01" in done.summary
+
+
+def test_the_reports_of_the_listed_claims_are_those_of_every_claim(tmp_path: Path) -> None:
+    """The finish hands its reports only the claims they may list, with the counts over every
+    claim (issue #42): they must read as if drawn from the whole document."""
+    base = inputs(tmp_path)
+    absent, present = base.claims
+    def records() -> dict[str, Any]:  # afresh for each finish: it enriches the records it is given
+        found = base.records[absent["id"]]
+        return {absent["id"]: dict(found), present["id"]: {**found, **present, "prior": "TOKENS_PRESENT",
+                                                            "matched_tokens": ["150"], "missing_tokens": []}}
+    was = {"prior": "TOKENS_PRESENT", "fetch_status": "OK", "scope": "fr", "baseline": "TOKENS_PRESENT"}
+    month_two: dict[str, Any] = {"previous": {absent["id"]: was, present["id"]: was},
+                                 "scopes": {"fr": "2027-01-01T03:17:00+00:00"},
+                                 "journal": {"previous_finished_at": "2027-01-01T03:17:00+00:00"}}
+    for month in ({}, month_two):  # month one (a baseline), month two (news)
+        given = replace(base, records=records(), **month)
+        done = finish_audit(given)
+        whole = {**done.doc, "items": list(done.doc["items"])}
+        assert done.reports["report.md"] == render_markdown(whole, [], given.backlog_top_n)
+        assert done.reports["report.html"] == render_html(whole, [])
+        assert done.reports["issue.md"] == issue_markdown(whole, [], given.backlog_top_n)
+    assert [i["transition"] for i in whole["items"]] == ["vanished", None]  # month two: one listed, one not

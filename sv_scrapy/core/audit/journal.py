@@ -1,10 +1,14 @@
 """The run journal's side of a page: the store entry the audit writes once a URL's records are
-made (``next_entry``), and a journalled URL read back as final (``journal_outcome``) when a
-killed run is resumed."""
+made (``next_entry``), a journalled URL read back as final (``journal_outcome``) when a
+killed run is resumed, and the run's claim records read back from it for the audit's documents
+(``JournalRecords``)."""
 
 from __future__ import annotations
 
-from sv_scrapy.core.audit.store import Entry
+from collections.abc import Iterator, Mapping, Sequence
+
+from sv_scrapy.core.audit.store import ContentStore, Entry
+from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.fetchstatus import BINARY, OK
 from sv_scrapy.core.page.pagerecord import Fetched, PageOutcome
 from sv_scrapy.core.page.reader import Reading
@@ -41,3 +45,31 @@ def next_entry(fetched: Fetched, reading: Reading, outcome: PageOutcome, previou
         excerpts={r["id"]: r["excerpts"] for r in outcome.records} if stable else prev.excerpts,
         run_id=run_id, results=outcome.records, rendered=fetched.rendered if ok else prev.rendered,
         lang=lang, title=title, shapes=shapes)
+
+
+class JournalRecords(Mapping[str, ClaimRecord]):
+    """Claim id -> the record this run journalled for it (its page's entry, ``run_id`` this
+    run's), read from the store when asked: the audit's documents are written from the journal,
+    so a crawl of 100,000 claims never holds every record until its end (issue #42). A claim
+    whose page this run did not journal has none."""
+
+    def __init__(self, store: ContentStore, run_id: str, claims: Sequence[ClaimRecord]) -> None:
+        self.store, self.run_id = store, run_id
+        self.urls = {str(c["id"]): str(c["source_url"]) for c in claims}
+        self._last: tuple[str, dict[str, ClaimRecord]] = ("", {})  # claims of one URL come together
+
+    def _records(self, url: str) -> dict[str, ClaimRecord]:
+        if self._last[0] != url:
+            entry = self.store.load(url)
+            found = entry.results if entry is not None and entry.run_id == self.run_id else []
+            self._last = (url, {str(r.get("id")): r for r in found})
+        return self._last[1]
+
+    def __getitem__(self, claim_id: str) -> ClaimRecord:
+        return self._records(self.urls[claim_id])[claim_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return (cid for cid, url in self.urls.items() if cid in self._records(url))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)

@@ -27,7 +27,8 @@ A claim keeps its outcome when its line moves: unmatched ids are matched by a fi
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+import sys
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from sv_scrapy.core.claims.record import ClaimRecord
@@ -107,33 +108,59 @@ def judge(prev: Mapping[str, Any] | None, item: ClaimRecord, scope_audited_befor
     return None, baseline or str(prev.get("prior")), "", outcome
 
 
-def apply_transitions(items: Sequence[ClaimRecord], previous: Mapping[str, Mapping[str, Any]],
-                      audited_scopes: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """Set ``previous_prior``, ``transition`` and ``transition_pending`` on every item; return
-    the outcomes to keep: this audit's, plus the kept ones of scopes it did not audit."""
-    ids = {i["id"] for i in items}
-    by_fp: dict[str, list[str]] = {}
-    for cid, out in previous.items():
-        if cid not in ids:
-            by_fp.setdefault(str(out.get("fp", "")), []).append(cid)
-    scopes_before = set(audited_scopes)
-    kept: dict[str, dict[str, Any]] = {}
-    for item in items:
-        prev = previous.get(item["id"])
+def shared_values(outcome: dict[str, Any]) -> dict[str, Any]:
+    """The outcome with its few distinct words (priors, statuses, scopes) shared, not one copy a
+    claim: 100,000 outcomes are kept until the store is written."""
+    return {k: sys.intern(v) if isinstance(v, str) and k != "fp" else v for k, v in outcome.items()}
+
+
+class Transitions:
+    """``apply_transitions`` one claim at a time, in corpus order (the audit's finish streams its
+    claims): ``ids`` are every claim id of the audit, known before the first claim is judged (a
+    previous outcome whose id is gone may have moved to a new line)."""
+
+    def __init__(self, previous: Mapping[str, Mapping[str, Any]], audited_scopes: Iterable[str],
+                 ids: Collection[str]) -> None:
+        self.previous = previous
+        self.by_fp: dict[str, list[str]] = {}
+        for cid, out in previous.items():
+            if cid not in ids:
+                self.by_fp.setdefault(str(out.get("fp", "")), []).append(cid)
+        self.scopes_before = set(audited_scopes)
+        self.audited_now: set[Any] = set()
+        self.outcomes: dict[str, dict[str, Any]] = {}
+
+    def apply(self, item: ClaimRecord) -> None:
+        """Set ``previous_prior``, ``transition``, ``transition_pending`` and ``proposal_new``."""
+        prev = self.previous.get(item["id"])
         if prev is None:
-            moved = by_fp.get(fingerprint(item)) or []
-            prev = previous[moved.pop(0)] if moved else None
-        transition, before, pending, outcome = judge(prev, item, item.get("scope") in scopes_before)
+            moved = self.by_fp.get(fingerprint(item)) or []
+            prev = self.previous[moved.pop(0)] if moved else None
+        transition, before, pending, outcome = judge(prev, item, item.get("scope") in self.scopes_before)
         item.update({"previous_prior": before, "transition": transition, "transition_pending": pending or None})
         proposed = str((item.get("proposed_source") or {}).get("url") or "")
         outcome["proposed"] = proposed
         item["proposal_new"] = bool(proposed and prev is not None and str(prev.get("proposed") or "") != proposed)
-        kept[item["id"]] = outcome
-    audited_now = {i.get("scope") for i in items}
-    for cid, out in previous.items():
-        if cid not in kept and out.get("scope") not in audited_now:
-            kept[cid] = dict(out)  # a scope this audit did not cover keeps its outcomes
-    return kept
+        self.outcomes[item["id"]] = shared_values(outcome)
+        self.audited_now.add(item.get("scope"))
+
+    def kept(self) -> dict[str, dict[str, Any]]:
+        """The outcomes to keep: this audit's, plus the kept ones of scopes it did not audit."""
+        kept = self.outcomes
+        for cid, out in self.previous.items():
+            if cid not in kept and out.get("scope") not in self.audited_now:
+                kept[cid] = dict(out)  # a scope this audit did not cover keeps its outcomes
+        return kept
+
+
+def apply_transitions(items: Sequence[ClaimRecord], previous: Mapping[str, Mapping[str, Any]],
+                      audited_scopes: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """Set ``previous_prior``, ``transition`` and ``transition_pending`` on every item; return
+    the outcomes to keep: this audit's, plus the kept ones of scopes it did not audit."""
+    transitions = Transitions(previous, audited_scopes, {i["id"] for i in items})
+    for item in items:
+        transitions.apply(item)
+    return transitions.kept()
 
 
 def news(items: Sequence[ClaimRecord]) -> dict[str, list[ClaimRecord]]:

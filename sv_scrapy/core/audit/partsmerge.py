@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from sv_scrapy.core.audit.partfile import PART_FILE
+from sv_scrapy.core.audit.partfile import PART_FILE, READ_VERSIONS, PartData, read_part_file
 from sv_scrapy.core.audit.parts import Part, joined_sites, owner_of, parse_part
+from sv_scrapy.core.audit.spool import Spool, SpooledList, SpooledRecords
 from sv_scrapy.core.errors import ArgumentError, SvError
 
 HOSTS_NAMED = 12  # hosts named in the problem line, at most (the rest counted)
@@ -27,7 +27,7 @@ HOSTS_NAMED = 12  # hosts named in the problem line, at most (the rest counted)
 class PartFolder:
     folder: Path
     part: Part
-    doc: dict[str, Any] | None = None  # part.json of a finished part
+    doc: PartData | None = None  # part.json of a finished part
     problem: str = ""  # why it is not merged ("" when it is)
 
     @property
@@ -44,12 +44,17 @@ def _read_json(path: Path) -> Any:
         return {}  # there but unreadable: a damaged part, not "no part"
 
 
-def read_part(folder: Path) -> PartFolder:
-    """One part folder; raises ``ArgumentError`` for a folder that is no part."""
+def read_part(folder: Path, spool: Spool | None = None) -> PartFolder:
+    """One part folder (its records and claims into ``spool``, by default one of its own in the
+    system's temp folder); raises ``ArgumentError`` for a folder that is no part."""
     if not folder.is_dir():
         raise ArgumentError(f"{folder}: no such folder (give each part's SV_OUTPUT_DIR)")
-    doc, journal = _read_json(folder / PART_FILE), _read_json(folder / "store" / "run.json")
-    raw_part = (doc or {}).get("part") or ((journal or {}).get("params") or {}).get("part")
+    try:
+        doc = read_part_file(folder / PART_FILE, spool or Spool())
+    except (OSError, ValueError):
+        doc = PartData({})  # there but unreadable: a damaged part, not "no part"
+    journal = _read_json(folder / "store" / "run.json")
+    raw_part = (doc.get("part") if doc else None) or ((journal or {}).get("params") or {}).get("part")
     if not raw_part:
         raise ArgumentError(f"{folder}: not an audit part (no {PART_FILE}, no part's journal in store/run.json)")
     try:
@@ -57,9 +62,9 @@ def read_part(folder: Path) -> PartFolder:
     except SvError:
         raise ArgumentError(f"{folder}: not an audit part (part {raw_part!r})") from None
     found = PartFolder(folder, part)
-    finished = isinstance(journal, dict) and journal.get("finished") and isinstance(doc, dict) \
-        and doc.get("run_id") == journal.get("run_id") and doc.get("version") == 1
-    if not finished:
+    finished = isinstance(journal, dict) and journal.get("finished") and doc is not None \
+        and doc.get("run_id") == journal.get("run_id") and doc.get("version") in READ_VERSIONS
+    if not finished or doc is None:
         found.problem = f"part {part} in {folder} did not finish"
     elif doc.get("failure"):
         found.problem = f"part {part} failed ({doc['failure']})"
@@ -79,9 +84,7 @@ class Judgement:
 
     def joined_now(self) -> dict[str, str]:
         """The joined sites for next month: the store's, and this month's redirects to another site."""
-        hops = [(str(r.get("source_host", "")), urlsplit(str(r.get("final_url") or "")).hostname or "")
-                for p in self.merged for r in (p.doc or {}).get("records", {}).values()]
-        return joined_sites(self.joined, [(a, b) for a, b in hops if a and b])
+        return joined_sites(self.joined, [hop for p in self.merged if p.doc for hop in p.doc.hops])
 
     def line(self) -> str:
         """The merge's one problem line ("" when every part is in)."""
@@ -95,9 +98,14 @@ class Judgement:
         return "merge incomplete: " + "; ".join(self.problems) + hosts
 
 
+def _head(part: PartFolder) -> dict[str, Any]:
+    """The small members of a finished part's file (its month, commit, joined sites)."""
+    return part.doc.head if part.doc else {}
+
+
 def _month_and_commit(part: PartFolder) -> tuple[str, str]:
     """The month a finished part audited (``YYYY-MM``) and the corpus commit it read."""
-    doc = part.doc or {}
+    doc = _head(part)
     return doc.get("generated_at", "")[:7], doc.get("corpus_commit", "")
 
 
@@ -156,7 +164,7 @@ def _missing(parts: Sequence[PartFolder], count: int) -> list[str]:
 def _from_another_store(merged: Iterable[PartFolder], joined: Mapping[str, str]) -> list[str]:
     """A merged part whose joined sites differ from the reference's: it started from another store."""
     return [f"part {p.part} in {p.folder} started from another store (its joined sites differ)"
-            for p in merged if dict((p.doc or {}).get("joined") or {}) != joined]
+            for p in merged if dict(_head(p).get("joined") or {}) != joined]
 
 
 def judge(parts: Sequence[PartFolder]) -> Judgement:
@@ -173,9 +181,8 @@ def judge(parts: Sequence[PartFolder]) -> Judgement:
     problems = [p.problem for p in parts if p.problem]
     merged, refused = _admitted(complete, reference)
     problems += refused + _missing(parts, count)
-    reference_doc = reference.doc or {}
-    corpus = [(str(i), str(h)) for i, h in reference_doc.get("corpus", [])]
-    joined = dict(reference_doc.get("joined") or {})
+    corpus = list(reference.doc.corpus) if reference.doc else []
+    joined = dict(_head(reference).get("joined") or {})
     problems += _from_another_store(merged.values(), joined)
     problems += _hosts_claimed_twice(list(merged.values()))
     # one hash per host, not per claim: 20,000 claims cite 2,000 hosts
@@ -190,8 +197,7 @@ def _hosts_claimed_twice(parts: Sequence[PartFolder]) -> list[str]:
     owner: dict[str, Part] = {}
     twice: list[str] = []
     for p in parts:
-        for claim in (p.doc or {}).get("claims", []):
-            host = str(claim.get("source_host", ""))
+        for host in p.doc.hosts if p.doc else ():
             if owner.setdefault(host, p.part) != p.part and host not in twice:
                 twice.append(host)
     return [f"host {h} claimed by two parts" for h in twice]
@@ -199,9 +205,10 @@ def _hosts_claimed_twice(parts: Sequence[PartFolder]) -> list[str]:
 
 def merged_inputs(judgement: Judgement) -> dict[str, Any]:
     """The finish's crawl-side inputs over the merged parts' union, claims in corpus order (the
-    fields of ``core.report.finish.AuditInputs`` that a part's ``part.json`` carries)."""
-    docs = [p.doc or {} for p in judgement.merged]
-    claims = {c["id"]: c for d in docs for c in d.get("claims", [])}
+    fields of ``core.report.finish.AuditInputs`` that a part's ``part.json`` carries); claims and
+    records are read from the parts' spools as the finish asks for them."""
+    docs = [p.doc for p in judgement.merged if p.doc]
+    claims = {cid: place for d in docs for cid, place in d.claims.items()}
     order = [cid for cid, _ in judgement.corpus if cid in claims]
     placed = set(order)
     order += [cid for cid in claims if cid not in placed]
@@ -210,11 +217,11 @@ def merged_inputs(judgement: Judgement) -> dict[str, Any]:
         for name, value in d.get("archive_counts", {}).items():
             summed = isinstance(value, int) and not isinstance(value, bool) and name != "max_lookups"
             counts[name] = counts.get(name, 0) + value if summed else value
-    first = docs[0] if docs else {}
+    first = docs[0] if docs else PartData({})
     return {
-        "claims": [claims[cid] for cid in order],
-        "records": {k: v for d in docs for k, v in d.get("records", {}).items()},
-        "urls": {k: v for d in docs for k, v in d.get("urls", {}).items()},
+        "claims": SpooledList([claims[cid] for cid in order]), "claim_ids": order,
+        "records": SpooledRecords({k: v for d in docs for k, v in d.records.items()}),
+        "urls": {k: v for d in docs for k, v in d.urls.items()},
         "archive_results": {k: v for d in docs for k, v in d.get("archive_results", {}).items()},
         "archive_enabled": any(d.get("archive_enabled") for d in docs),
         "archive_counts": counts,

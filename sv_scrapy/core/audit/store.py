@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sv_scrapy.core.atomic import write_bytes, write_json, write_text
+from sv_scrapy.core.audit.news import shared_values
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.clock import Clock
 from sv_scrapy.core.digest import sha256_hex
@@ -316,7 +317,10 @@ class ContentStore:
         if not isinstance(data, dict):
             return {}, {}
         outcomes, scopes = data.get("outcomes"), data.get("scopes")
-        return (outcomes if isinstance(outcomes, dict) else {}), (scopes if isinstance(scopes, dict) else {})
+        if not isinstance(outcomes, dict):
+            return {}, (scopes if isinstance(scopes, dict) else {})
+        kept = {cid: shared_values(out) if isinstance(out, dict) else out for cid, out in outcomes.items()}
+        return kept, (scopes if isinstance(scopes, dict) else {})
 
     def save_claim_outcomes(self, outcomes: dict[str, dict[str, Any]], scopes: dict[str, str]) -> None:
         write_json(self.root / "claims.json", {"version": 1, "scopes": scopes, "outcomes": outcomes})

@@ -4,11 +4,11 @@ link to the playbook line, the reading method, and a triage priority."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping
 from datetime import date
 from typing import Any
 
-from sv_scrapy.core.audit.news import apply_transitions
+from sv_scrapy.core.audit.news import Transitions
 from sv_scrapy.core.claims.claims import Claim
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.claims.sampling import score
@@ -50,21 +50,27 @@ def priority(item: ClaimRecord, weights: Mapping[str, float], as_of: date) -> fl
     return round(score(claim, weights, as_of, seed=0), 3)
 
 
-def enrich(items: Sequence[ClaimRecord], *, previous: Mapping[str, Mapping[str, Any]],
-           audited_scopes: Iterable[str], links: SourceLinks, kinds: Mapping[str, str],
-           weights: Mapping[str, float], as_of: date) -> dict[str, dict[str, Any]]:
-    """Add ``previous_prior``, ``transition``, ``transition_pending``, ``source_line_url``,
-    ``text_method`` (+ ``text_method_detail``) and ``priority`` to every item, and place the page's
-    words (``page_excerpt``, ``page_hint``: made with the page's records, where its text was in
-    hand, ``core.page.pagerecord``; "" where none); return the per-claim outcomes to keep for the
-    next audit."""
-    kept = apply_transitions(items, previous, audited_scopes)
-    for item in items:
+class Enricher:
+    """``enrich`` one claim at a time, in corpus order (the audit's finish streams its claims);
+    ``ids`` are every claim id of the audit."""
+
+    def __init__(self, *, previous: Mapping[str, Mapping[str, Any]], audited_scopes: Iterable[str],
+                 ids: Collection[str], links: SourceLinks, kinds: Mapping[str, str], weights: Mapping[str, float],
+                 as_of: date) -> None:
+        self.transitions = Transitions(previous, audited_scopes, ids)
+        self.links, self.kinds, self.weights, self.as_of = links, kinds, weights, as_of
+
+    def apply(self, item: ClaimRecord) -> None:
+        self.transitions.apply(item)
         detail = str(item.get("text_method") or "")
         item["text_method_detail"] = detail
-        item["text_method"] = text_method(detail, kinds.get(item["source_url"], ""), bool(item.get("rendered")))
-        item["source_line_url"] = links.url(str(item.get("file") or ""), int(item["line_no"]))
-        item["priority"] = priority(item, weights, as_of)
+        item["text_method"] = text_method(detail, self.kinds.get(item["source_url"], ""), bool(item.get("rendered")))
+        item["source_line_url"] = self.links.url(str(item.get("file") or ""), int(item["line_no"]))
+        item["priority"] = priority(item, self.weights, self.as_of)
         # after priority, where the document has always had them
         item["page_excerpt"], item["page_hint"] = item.pop("page_excerpt", ""), item.pop("page_hint", "")
-    return kept
+
+    def kept(self) -> dict[str, dict[str, Any]]:
+        """The per-claim outcomes to keep for the next audit (``core.audit.news.Transitions.kept``)."""
+        return self.transitions.kept()
+

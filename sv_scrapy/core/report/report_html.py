@@ -30,6 +30,7 @@ from sv_scrapy.core.report.reviewed import (
     root_command,
 )
 from sv_scrapy.core.report.thennowlines import then_now_html
+from sv_scrapy.core.report.totals import Totals
 
 COLOURS = {
     "TOKENS_ABSENT": "#c0392b", "WEAK_MATCH": "#e67e22", "TOKENS_PRESENT": "#27ae60",
@@ -159,12 +160,13 @@ def _listed(items: Sequence[ClaimRecord], reason: bool = True) -> str:
         ["where", "claim", "now", *(["reason"] if reason else []), "page", "stated now at", "review"])
 
 
-def _news(items: Sequence[ClaimRecord], since: str,
-          expired: Sequence[ClaimRecord] = ()) -> tuple[list[str], set[str]]:
+def _news(items: Sequence[ClaimRecord], since: str, expired: Sequence[ClaimRecord] = (),
+          baseline: int | None = None) -> tuple[list[str], set[str]]:
     sections = news(items)
     listed = {str(i["id"]) for rows in sections.values() for i in rows}
     if not since:
-        return ["<h2>New since the previous audit</h2>", f"<p><em>The first audit over this store: {len(items)} "
+        counted = len(items) if baseline is None else baseline
+        return ["<h2>New since the previous audit</h2>", f"<p><em>The first audit over this store: {counted} "
                 "claim(s) are now the baseline; next month's report opens with what changed.</em></p>"], listed
     listed |= {str(i["id"]) for i in expired}
     out = [f"<h2>New since {h(since[:10])} ({len(listed)})</h2>"]
@@ -241,13 +243,15 @@ def _backlog(items: Sequence[ClaimRecord], listed: set[str], linter_rows: Sequen
     return out
 
 
-def render_html(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]] = ()) -> str:
+def render_html(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]] = (), totals: Totals | None = None) -> str:
+    """The HTML report; with ``totals``, ``doc["items"]`` may hold only the claims a report can list."""
     stats, items, run = doc["stats"], doc["items"], doc.get("run", {})
     since = str(doc.get("news_since") or "")  # "" on the first audit over this store
     # reviewed claims are quiet (listed last); a review that expired this audit is news of its own
     open_items = [i for i in items if not quiet(i)]
     expired = [i for i in open_items if expired_news(i)]
-    news_part, listed = _news([i for i in open_items if not expired_news(i)], since, expired)
+    news_part, listed = _news([i for i in open_items if not expired_news(i)], since, expired,
+                              totals.baseline if totals else None)
     sections = [
         f"<h1>Source-content audit — {h(doc['generated_at'][:10])}</h1>",
         '<p class="note"><strong>Tripwires, not verdicts.</strong> A TOKENS_ABSENT figure may sit on a deeper '
@@ -261,7 +265,7 @@ def render_html(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]]
         + (" · resumed after an interruption" if run.get("resumed") else "") + "</p>",
         *[f'<p class="note">⚠️ {html_note(note)}</p>' for note in run_notes(doc)],
         *news_part, *_counts(doc),
-        "<h2>Priors per scope</h2>", chart(by_scope_priors(items)),
+        "<h2>Priors per scope</h2>", chart(totals.priors_by_scope if totals else by_scope_priors(items)),
         *_backlog(open_items, listed, linter_rows, doc.get("allowlist_candidates", [])),
         *html_reviewed_section(doc, _where, _table),
     ]

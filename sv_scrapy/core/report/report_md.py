@@ -35,6 +35,7 @@ from sv_scrapy.core.report.reviewed import (
     root_command,
 )
 from sv_scrapy.core.report.thennowlines import then_excerpt_md, then_now_md
+from sv_scrapy.core.report.totals import Totals
 
 HEADER = (
     "> **Tripwires, not verdicts.** A `TOKENS_ABSENT` figure may sit on a deeper page or be written "
@@ -129,16 +130,17 @@ def _row_now(item: ClaimRecord) -> str:
     return " · ".join(parts)
 
 
-def _news_sections(items: Sequence[ClaimRecord], since: str,
-                   expired: Sequence[ClaimRecord] = ()) -> tuple[list[Section], set[str], int]:
+def _news_sections(items: Sequence[ClaimRecord], since: str, expired: Sequence[ClaimRecord] = (),
+                   baseline: int | None = None) -> tuple[list[Section], set[str], int]:
     sections = news(items)
     listed = {str(i["id"]) for rows in sections.values() for i in rows} | {str(i["id"]) for i in expired}
     total = len(listed)
     out: list[Section] = []
     if not since:
+        counted = len(items) if baseline is None else baseline
         out.append(Section(["## New since the previous audit", "",
                             f"_This is the first audit over this store: nothing to compare with yet. "
-                            f"{len(items)} claim(s) are now the baseline; next month's report opens with "
+                            f"{counted} claim(s) are now the baseline; next month's report opens with "
                             f"what changed._", ""]))
         return out, listed - {str(i["id"]) for i in expired}, 0
     out.append(Section([f"## New since {md_text(since[:10])} ({total})", ""]))
@@ -237,7 +239,9 @@ def _backlog(items: Sequence[ClaimRecord], listed: set[str], linter_rows: Sequen
 
 
 def markdown_sections(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]] = (),
-                      top_n: int = TOP_N) -> list[Section]:
+                      top_n: int = TOP_N, totals: Totals | None = None) -> list[Section]:
+    """The report's sections; with ``totals``, ``doc["items"]`` may hold only the claims a report
+    can list (``core.report.finish``)."""
     stats, items, run = doc["stats"], doc["items"], doc.get("run", {})
     since = str(doc.get("news_since") or "")  # "" on the first audit over this store
     head = Section([
@@ -251,17 +255,19 @@ def markdown_sections(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str,
     # reviewed claims are quiet (listed last); a review that expired this audit is news of its own
     open_items = [i for i in items if not quiet(i)]
     expired = [i for i in open_items if expired_news(i)]
-    news_part, listed, _ = _news_sections([i for i in open_items if not expired_news(i)], since, expired)
+    news_part, listed, _ = _news_sections([i for i in open_items if not expired_news(i)], since, expired,
+                                          totals.baseline if totals else None)
     return [head, *news_part, _counts(doc),
             *_backlog(open_items, listed, linter_rows, top_n, {"rows": doc.get("allowlist_candidates", [])}),
             *md_reviewed_section(doc, where)]
 
 
-def render_markdown(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]] = (), top_n: int = TOP_N) -> str:
-    return join(markdown_sections(doc, linter_rows, top_n))
+def render_markdown(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]] = (), top_n: int = TOP_N,
+                    totals: Totals | None = None) -> str:
+    return join(markdown_sections(doc, linter_rows, top_n, totals))
 
 
 def issue_markdown(doc: Mapping[str, Any], linter_rows: Sequence[Mapping[str, Any]] = (), top_n: int = TOP_N,
-                   limit: int = GITHUB_ISSUE_LIMIT) -> str:
+                   limit: int = GITHUB_ISSUE_LIMIT, totals: Totals | None = None) -> str:
     """The rolling issue's body: the report, cut on a row boundary to fit GitHub's limit."""
-    return fit(markdown_sections(doc, linter_rows, top_n), limit)
+    return fit(markdown_sections(doc, linter_rows, top_n, totals), limit)

@@ -1,0 +1,149 @@
+"""Claim records kept on disk while a finish goes on, so a large audit's finish (and its merge)
+never holds every claim's record at once (issue #42): a ``Spool`` (records as lines of JSON in an
+anonymous temp file, read back by their place), and ``audit.json``'s ``items`` as a list that
+holds none of them in memory (``SpooledItems``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import weakref
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, SupportsIndex, overload
+
+from sv_scrapy.core.claims.record import ClaimRecord, records_of
+from sv_scrapy.core.errors import OutputError
+
+
+def spool_dir(near: Path) -> Path:
+    """Where a spool of an output folder goes: that folder, or the nearest folder above it that
+    exists (on the output's disk, never a memory-backed temp folder)."""
+    return next((folder for folder in (near, *near.parents) if folder.is_dir()), Path.cwd())
+
+
+class Spool:
+    """JSON values on disk, each read back by the number ``add`` gave it."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder or Path(tempfile.gettempdir())
+        # unlinked at once where the OS allows: a killed run leaves nothing behind; open as long
+        # as the spool lives (closed when it is collected), so no `with`
+        with self._failing():
+            self._file = tempfile.TemporaryFile(dir=folder, prefix=".spool.")  # noqa: SIM115
+        weakref.finalize(self, self._file.close)
+        self._ends = array("q", [0])  # value k is bytes ends[k]..ends[k+1]
+
+    @contextmanager
+    def _failing(self) -> Iterator[None]:
+        """A full disk or a folder gone is an output that failed (one line, exit 1), as any write's."""
+        try:
+            yield
+        except OSError as exc:
+            raise OutputError(f"cannot spool claim records in {self.folder}: {exc.strerror or exc}") from None
+
+    def add(self, value: Any) -> int:
+        line = json.dumps(value, ensure_ascii=False).encode("utf-8") + b"\n"
+        with self._failing():
+            self._file.write(line)
+        self._ends.append(self._ends[-1] + len(line))
+        return len(self._ends) - 2
+
+    def get(self, k: int) -> Any:
+        start = self._ends[k]
+        with self._failing():
+            self._file.flush()
+            return json.loads(os.pread(self._file.fileno(), self._ends[k + 1] - start, start))
+
+    def record(self, k: int) -> ClaimRecord:
+        return records_of([self.get(k)])[0]
+
+
+Place = tuple[Spool, int]  # a value in a spool
+
+
+class SpooledRecords(Mapping[str, ClaimRecord]):
+    """Claim id -> its record, read from its spool when asked (``AuditInputs.records``)."""
+
+    def __init__(self, places: Mapping[str, Place]) -> None:
+        self.places = places
+
+    def __getitem__(self, claim_id: str) -> ClaimRecord:
+        spool, k = self.places[claim_id]
+        return spool.record(k)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.places)
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+
+class SpooledList(Sequence[ClaimRecord]):
+    """Claims read from their spools, in the order of ``places``, as the finish iterates them."""
+
+    def __init__(self, places: list[Place]) -> None:
+        self.places = places
+
+    @overload
+    def __getitem__(self, index: int) -> ClaimRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ClaimRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> ClaimRecord | list[ClaimRecord]:
+        if isinstance(index, slice):
+            return [spool.record(k) for spool, k in self.places[index]]
+        spool, k = self.places[index]
+        return spool.record(k)
+
+    def __len__(self) -> int:
+        return len(self.places)
+
+
+class SpooledItems(list[ClaimRecord]):
+    """A list subclass so ``json.dump`` writes it as the list it stands for: the indenting
+    encoder (``core.atomic.write_json``'s) asks only its length and iterates it. Its own list
+    storage stays empty; ``spool`` adds a finished record, ``hold`` one kept in memory (a claim
+    finished last, in its place)."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        super().__init__()
+        self._spool = Spool(folder)
+        self._places: list[int | ClaimRecord] = []  # a spooled record's number, or the held record
+
+    def spool(self, item: ClaimRecord) -> None:
+        self._places.append(self._spool.add(item))
+
+    def hold(self, item: ClaimRecord) -> None:
+        self._places.append(item)
+
+    def _read(self, k: int) -> ClaimRecord:
+        place = self._places[k]
+        return self._spool.record(place) if isinstance(place, int) else place
+
+    def __len__(self) -> int:
+        return len(self._places)
+
+    def __bool__(self) -> bool:
+        return bool(self._places)
+
+    def __iter__(self) -> Iterator[ClaimRecord]:
+        return (self._read(k) for k in range(len(self)))
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> ClaimRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ClaimRecord]: ...
+
+    def __getitem__(self, index: SupportsIndex | slice) -> ClaimRecord | list[ClaimRecord]:
+        if isinstance(index, slice):
+            return [self._read(k) for k in range(len(self))[index]]
+        return self._read(range(len(self))[index])
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} claim records spooled>"

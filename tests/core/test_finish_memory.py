@@ -1,0 +1,83 @@
+"""The audit's finish holds what its reports list, not every claim (issue #42): the memory the
+finish and the writing of its documents take grows by far less than a claim's record for each
+claim more. Records come from a mapping that makes each when asked, as the journal reads them."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from sv_scrapy.core.claims.record import ClaimRecord
+from sv_scrapy.core.report.finish import AuditInputs, finish_audit
+from sv_scrapy.core.report.outputs import write_documents
+from sv_scrapy.core.report.sourcelinks import SourceLinks
+
+NOW = "2027-02-01T03:17:00+00:00"
+SMALL, LARGE = 500, 4_000
+# what a claim more may cost the finish: its outcome kept for next month, its id, its place in the
+# spool and in the counts (~430 bytes); each record held whole would be ~2,700 here
+PER_CLAIM_BYTES = 1_500
+
+
+def claim(i: int) -> dict[str, Any]:
+    url = f"https://h{i % 97}.example.gouv.fr/page/{i}"
+    return {"id": f"fr:{i + 2}:{i:08x}", "scope": "fr", "section": "Tax", "line_no": i + 2,
+            "claim_text": f"The rate is {i % 90 + 1}.25 % from 1 April 2025 under the general scheme.",
+            "values": [{"raw": f"{i % 90 + 1}.25 %", "norm": f"{i % 90 + 1}.25%", "kind": "percent", "salient": True}],
+            "source_url": url, "source_host": url.split("/")[2], "source_tier": "primary",
+            "inline_stamp": {"date": "2025-04-01", "raw": "Last verified 2025-04-01"},
+            "file": "countries/fr/playbook.md"}
+
+
+class Made(Mapping[str, ClaimRecord]):
+    """Claim id -> a page-read record, made when asked (none kept)."""
+
+    def __init__(self, claims: list[dict[str, Any]]) -> None:
+        self.claims = {c["id"]: c for c in claims}
+
+    def __getitem__(self, cid: str) -> ClaimRecord:
+        c = self.claims[cid]
+        figure = c["values"][0]["raw"]
+        excerpt = f"… the rate is {figure} from 1 April 2025. " + "Explanatory text about the tax. " * 8
+        return {**c, "fetch_status": "OK", "prior": "TOKENS_PRESENT", "matched_tokens": [figure],  # type: ignore[typeddict-item]
+                "strong_matched": [figure], "missing_tokens": [], "excerpts": [excerpt, excerpt], "found_as": {figure: figure},
+                "note": "", "final_url": c["source_url"], "http_status": 200, "text_method": "html",
+                "content_hash": f"{hash(cid) & 0xFFFFFFFF:08x}", "fetched_at": NOW, "context_match": True,
+                "figure_link": c["source_url"] + "#:~:text=" + figure, "page_excerpt": "", "page_hint": ""}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.claims)
+
+    def __len__(self) -> int:
+        return len(self.claims)
+
+
+def peak_of_finish(tmp_path: Path, n: int) -> int:
+    claims = [claim(i) for i in range(n)]
+    previous = {c["id"]: {"prior": "TOKENS_PRESENT", "fetch_status": "OK", "scope": "fr", "fp": "", "baseline":
+                          "TOKENS_PRESENT", "pending": "", "proposed": ""} for c in claims}
+    given = AuditInputs(
+        claims=claims, records=Made(claims),  # type: ignore[arg-type]
+        urls={c["source_url"]: {"fetch_status": "OK", "not_modified": False, "kind": "html"} for c in claims},
+        params={"country": None, "ci": False}, run_id="r2", resumed=False, generated_at=NOW, links=SourceLinks(),
+        weights={}, backlog_top_n=10, out_dir=tmp_path / f"out{n}", previous=previous, scopes={"fr": "2027-01-01"},
+        journal={"previous_finished_at": "2027-01-01T03:00:00+00:00"}, spool_dir=tmp_path)
+    tracemalloc.start()
+    try:
+        done = finish_audit(given)
+        write_documents(done, given.out_dir, None)
+        assert done.doc["stats"]["claims"] == n
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_finish_holds_far_less_than_a_record_per_claim(tmp_path: Path) -> None:
+    small, large = peak_of_finish(tmp_path, SMALL), peak_of_finish(tmp_path, LARGE)
+    per_claim = (large - small) / (LARGE - SMALL)
+    assert per_claim < PER_CLAIM_BYTES, f"{per_claim:.0f} bytes a claim more"
+    written = json.loads((tmp_path / f"out{LARGE}" / "audit.json").read_text(encoding="utf-8"))
+    assert len(written["items"]) == LARGE and written["items"][-1]["excerpts"]  # every record, whole
