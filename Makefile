@@ -28,11 +28,14 @@ lint: install
 # pages), every warning an error (-nW: a broken reference, an undocumented option, setting or field),
 # nothing fetched; then a check of the internal links only
 DOCS_OUT := _local/docs
+# (the link check reads the pages the html build has just read: their doctrees, not the sources again)
 docs: install
-	$(BIN)/sphinx-build -E -nW --keep-going -q -b html docs $(DOCS_OUT)/html
-	$(BIN)/sphinx-build -nW --keep-going -q -b linkcheck -D linkcheck_ignore='https?://.*' docs $(DOCS_OUT)/linkcheck
+	$(BIN)/sphinx-build -E -nW --keep-going -q -b html -d $(DOCS_OUT)/doctrees docs $(DOCS_OUT)/html
+	$(BIN)/sphinx-build -nW --keep-going -q -b linkcheck -d $(DOCS_OUT)/doctrees -D linkcheck_ignore='https?://.*' \
+		docs $(DOCS_OUT)/linkcheck
 
-# three passes, all always run, each test in exactly one (tests/test_makefile.py): the inner loop
+# lint and the docs first, side by side (mypy and Sphinx take a core each); then three passes, all
+# always run, each test in exactly one (tests/test_makefile.py): the inner loop
 # (make test-fast's selection, its wall time printed for the log), then the tests that drive a process,
 # a browser, tesseract or scrapyd on 4 workers (pytest-xdist, a file's tests on one worker so that a
 # module's fixtures run once; they mostly wait on processes starting and the mock web's floors), then
@@ -40,7 +43,8 @@ docs: install
 SLOW_MARKERS := not pacing and (subprocess or browser or ocr or scrapyd)
 SLOW_PYTEST = $(BIN)/python -m pytest -W error -q -n 4 --dist loadfile -m "$(SLOW_MARKERS)"
 PACING_PYTEST = $(BIN)/python -m pytest -W error -q -m pacing
-test: install lint docs
+test: install
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint docs
 	status=0; \
 	started=$$(date +%s); \
 	$(FAST_PYTEST) || status=$$?; \
@@ -48,6 +52,11 @@ test: install lint docs
 	$(SLOW_PYTEST) || status=$$?; \
 	$(PACING_PYTEST) || status=$$?; \
 	exit $$status
+
+# the suite starts some 300 Python processes (workers, scrapy, scripts): each compiles the project and
+# rewrites the tests' asserts afresh when PYTHONDONTWRITEBYTECODE is set (some machines set it), 3-4 s of
+# CPU a worker; the bytecode is kept (in __pycache__, which git ignores)
+test test-fast test-slow test-pacing: export PYTHONDONTWRITEBYTECODE :=
 
 # make test's second and last passes alone: the jobs of .github/workflows/ci.yml, which run lint, the
 # docs and the three passes side by side
