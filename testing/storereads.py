@@ -1,7 +1,8 @@
 """``python -m testing.storereads crawl audit …``: ``scrapy crawl`` with the content store's reads
 counted, for the test that a page's past is read once. At exit it writes to ``$SV_STORE_READS``
-``{"entry": {url: n}, "text": {url: n}}``: every read of a store entry, and of a stored text
-(latest or baseline), by URL."""
+``{"entry": {url: n}, "text": {url: n}, "journal": {url: n}}``: every read of a store entry for
+the crawl, of a stored text (latest or baseline), and of a journalled entry read back for the
+audit's documents at the finish (``JournalRecords``: the streamed export), by URL."""
 
 from __future__ import annotations
 
@@ -14,17 +15,27 @@ from pathlib import Path
 
 from scrapy.cmdline import execute
 
+from sv_scrapy.core.audit.journal import JournalRecords
 from sv_scrapy.core.audit.store import ContentStore, Entry
+from sv_scrapy.core.claims.record import ClaimRecord
 
-READS: dict[str, Counter[str]] = {"entry": Counter(), "text": Counter()}
+READS: dict[str, Counter[str]] = {"entry": Counter(), "text": Counter(), "journal": Counter()}
+READING_BACK: list[str] = []  # the URL whose journalled entry the finish is reading back, if any
 
 
 def _counting() -> None:
-    load, read_text_file = ContentStore.load, ContentStore.read_text_file
+    load, read_text_file, records = ContentStore.load, ContentStore.read_text_file, JournalRecords._records
 
     def counted_load(self: ContentStore, url: str) -> Entry | None:
-        READS["entry"][url] += 1
+        READS["journal" if READING_BACK else "entry"][url] += 1
         return load(self, url)
+
+    def counted_records(self: JournalRecords, url: str) -> dict[str, ClaimRecord]:
+        READING_BACK.append(url)
+        try:
+            return records(self, url)
+        finally:
+            READING_BACK.pop()
 
     def counted_read_text_file(self: ContentStore, path: Path, url: str) -> str | None:
         READS["text"][url] += 1
@@ -32,6 +43,7 @@ def _counting() -> None:
 
     ContentStore.load = counted_load  # type: ignore[method-assign]
     ContentStore.read_text_file = counted_read_text_file  # type: ignore[method-assign]
+    JournalRecords._records = counted_records  # type: ignore[method-assign]
 
 
 def _write() -> None:

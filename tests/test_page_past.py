@@ -1,6 +1,7 @@
 """A page's past is read once: the audit loads a URL's store entry and stored text when it
 builds the URL's request, carries them on the request and then on the item, and no later stage
-reads the store again (counted in the crawl's own process: ``testing/storereads.py``)."""
+reads the page's past again. The finish reads what this run journalled back once a page, for the
+documents it streams (counted in the crawl's own process: ``testing/storereads.py``)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,8 @@ def test_a_warm_audit_reads_each_page_past_once(tmp_path: Path) -> None:
     urls = [*PAGES, PDF_URL]
     assert {url: reads["entry"].get(url, 0) for url in urls} == dict.fromkeys(urls, 1)
     assert {url: reads["text"].get(url, 0) for url in urls} == dict.fromkeys(urls, 1)
+    # the finish reads each page's journalled records back once for the documents, not once a claim
+    assert {url: reads["journal"].get(url, 0) for url in urls} == dict.fromkeys(urls, 1)
 
 
 def test_an_absent_claim_gets_the_pages_words_without_a_second_read(tmp_path: Path) -> None:
@@ -67,4 +70,4 @@ def test_an_absent_claim_gets_the_pages_words_without_a_second_read(tmp_path: Pa
     assert item["prior"] == "TOKENS_ABSENT" and item["not_modified"] is True
     assert "6,45 %" in item["page_excerpt"] and item["page_hint"] == "6,45 %"
     reads = json.loads(counts.read_text(encoding="utf-8"))
-    assert (reads["entry"].get(url, 0), reads["text"].get(url, 0)) == (1, 1)
+    assert (reads["entry"].get(url, 0), reads["text"].get(url, 0), reads["journal"].get(url, 0)) == (1, 1, 1)
