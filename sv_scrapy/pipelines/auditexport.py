@@ -72,7 +72,7 @@ class AuditExportPipeline(ExportPipeline):
         part, commit = run.params.get("part"), corpus_commit(link_env, run.runtime.corpus_root)
         if part:  # first, before the finish enriches the records: what `scrapy merge` joins
             write_json(run.output_dir / PART_FILE, part_document(part=part, corpus_index=run.corpus_index, inputs={
-                **crawled, "claims": run.claims, "params": run.params, "run_id": run.run_id,
+                **crawled, "claims": list(run.claims), "params": run.params, "run_id": run.run_id,
                 "generated_at": generated_at, "corpus_commit": commit, "joined": store.joined_sites()}))
         done = finish_audit(AuditInputs(
             claims=run.claims, params=run.params, run_id=run.run_id,

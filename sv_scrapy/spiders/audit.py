@@ -27,6 +27,7 @@ from sv_scrapy.core.claims.candidates import allowlist_candidates
 from sv_scrapy.core.claims.linter import lint_corpus
 from sv_scrapy.core.page.pagerecord import Fetched
 from sv_scrapy.items import PageItem
+from sv_scrapy.run.heldclaims import HeldClaims
 from sv_scrapy.run.registry import env
 from sv_scrapy.run.runtime import PROJECT_DIR, Runtime
 from sv_scrapy.run.state import Run
@@ -62,10 +63,13 @@ class AuditSpider(ClaimSpider):
             self.logger.warning("skipped %(problem)s", {"problem": problem})
         store, migration = self.open_store(found)
         part = part_of(params)
-        claims = [c.as_dict() for c in extraction.claims]
-        if not part.whole:  # sites a redirect joined last month stay in one part (core.audit.parts)
+        # one claim's dict at a time: the run holds them as JSON (run.heldclaims)
+        dicts = (c.as_dict() for c in extraction.claims)
+        if part.whole:
+            claims = HeldClaims(dicts)
+        else:  # sites a redirect joined last month stay in one part (core.audit.parts)
             joined = store.joined_sites()
-            claims = [c for c in claims if part.owns(c["source_host"], joined)]
+            claims = HeldClaims(c for c in dicts if part.owns(c["source_host"], joined))
             self.logger.info("part %(part)s: %(claims)d of %(all)d claim(s)",
                              {"part": part, "claims": len(claims), "all": len(extraction.claims)})
         journal_params = {"country": params["country"], "corpus": str(rt.corpus_root)}

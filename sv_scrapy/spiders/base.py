@@ -234,7 +234,7 @@ class ClaimSpider(scrapy.Spider):
                                 past=response.meta.get("sv_past"))
 
     async def start(self) -> AsyncIterator[Any]:
-        for n, url in enumerate(in_host_turns(self.run.by_url), start=1):
+        for n, url in enumerate(in_host_turns(self.run.claims.urls()), start=1):
             if n % START_BATCH == 0:
                 await asyncio.sleep(0)
             while queued(self.crawler) >= START_AHEAD:
