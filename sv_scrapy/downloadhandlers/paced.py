@@ -38,6 +38,7 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from sv_scrapy import signals as sv_signals
 from sv_scrapy.core.audit.parts import part_of, shared_liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, HostFloors, Pacer, parse_retry_after
+from sv_scrapy.downloadhandlers.connections import hold_connections
 from sv_scrapy.downloadhandlers.render import resolved_here
 from sv_scrapy.resolver import resolver_for
 from sv_scrapy.run.registry import setting_default
@@ -184,6 +185,7 @@ class PacedDownloadHandler:
             target_concurrency=number("AUTOTHROTTLE_TARGET_CONCURRENCY"),
         )
         inner = build_from_crawler(load_object(settings[INNER_HANDLER]), crawler)
+        hold_connections(inner)  # one TLS context; idle connections let go (downloadhandlers/connections.py)
         return cls(crawler, inner, pacer)
 
     def _wire_browser(self) -> None:
