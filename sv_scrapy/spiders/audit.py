@@ -58,7 +58,7 @@ class AuditSpider(ClaimSpider):
 
     def open_run(self, found: Preflight) -> Run:
         rt, params = found.runtime, found.params
-        extraction = self.extract(rt, params)
+        extraction = self.extraction(found)
         for problem in extraction.skipped:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
         store, migration = self.open_store(found)

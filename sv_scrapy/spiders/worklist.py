@@ -80,7 +80,7 @@ class WorklistSpider(ClaimSpider):
             p["as_of"] = rt.clock.today().isoformat()
         if p["changed_since"] is not None:
             return self.open_change_check(found)
-        extraction = self.extract(rt, p)
+        extraction = self.extraction(found)
         for problem in extraction.skipped:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
         size = rt.config.sampling.default_sample if p["sample"] is None else p["sample"]
