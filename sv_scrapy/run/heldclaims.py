@@ -17,9 +17,11 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import cast, overload
+from typing import TypeVar, cast, overload
 
 from sv_scrapy.core.claims.record import ClaimRecord
+
+T = TypeVar("T")
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 
@@ -92,3 +94,11 @@ class HeldClaims(Sequence[ClaimRecord]):
 def held(claims: Sequence[ClaimRecord]) -> HeldClaims:
     """``claims`` as held claims (as they are if they already are)."""
     return claims if isinstance(claims, HeldClaims) else HeldClaims(claims)
+
+
+def drained(items: list[T]) -> Iterator[T]:
+    """Each of ``items`` in order, taken out of the list as it is handed out (it is empty at the
+    end): encoded one at a time, the objects of a large corpus are let go as they go."""
+    items.reverse()
+    while items:
+        yield items.pop()
