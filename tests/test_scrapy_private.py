@@ -21,6 +21,7 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.utils.test import get_crawler
 from twisted.internet.protocol import Factory, Protocol
 from twisted.internet.ssl import optionsForClientTLS
+from twisted.internet.task import Clock
 from twisted.protocols.tls import TLSMemoryBIOFactory
 
 from sv_scrapy.downloadhandlers.connections import share_tls_context
@@ -118,7 +119,9 @@ def test_one_tls_context_serves_every_host_each_connection_naming_its_own() -> N
     and the verification are the connection's."""
     factory = _load_context_factory_from_settings(get_crawler())
     share_tls_context(factory)
-    protocol = TLSMemoryBIOFactory(optionsForClientTLS("example.com"), True, Factory.forProtocol(Protocol)).buildProtocol(None)
+    # a Clock: the factory would otherwise install Twisted's default reactor in the test process
+    protocol = TLSMemoryBIOFactory(optionsForClientTLS("example.com"), True, Factory.forProtocol(Protocol),
+                                   clock=Clock()).buildProtocol(None)
     a, b = (factory.creatorForNetloc(host, 443).clientConnectionForTLS(protocol) for host in (b"a.example", b"b.example"))
     assert a.get_context() is b.get_context()
     assert (a.get_servername(), b.get_servername()) == (b"a.example", b"b.example")
