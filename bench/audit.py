@@ -1,7 +1,7 @@
 """The monthly audit as it is run: cold, then warm, then at scale — against politeness.
 
     python bench/audit.py [--scale-urls 10000] [--scale-hosts 1000] [--scale-rps 100] [--skip-scale]
-                          [--skip-cold-warm] [--profile FILE]
+                          [--skip-cold-warm] [--profile FILE] [--rss-every S] [--stop-after S]
 
 1. **Cold then warm** `scrapy crawl audit` over one content store, on one mock web with
    script-only pages (rendered in Chromium), PDFs on two slow government servers, a host
@@ -11,7 +11,10 @@
 2. **Scale**: N synthetic URLs over M hosts (half government), no browser; the shipped
    config with the global cap raised to ``--scale-rps`` so the bound is minutes, not hours.
    Prints wall ÷ bound (goal ≤ 1.05), the crawl's peak RSS (goal ≤ 300 MB; ≤ 400 MB at
-   100,000 URLs) and the most threads the mock web's process had (goal ≤ 16).
+   100,000 URLs) and the most threads the mock web's process had (goal ≤ 16). ``--rss-every S``
+   prints the crawl's RSS (and its open files: mostly kept-alive connections) every S seconds
+   as it runs; ``--stop-after S`` kills the crawl after S seconds and prints the most RSS seen
+   (memory levels off within minutes; the whole run at 100,000 URLs takes 20 or more).
 
 The bound for a run is the larger of: over hosts, (requests_h − 1) · floor_h (robots.txt
 counted, Crawl-delay and overrides included); and (all requests − 1) / req_per_sec — the
@@ -23,10 +26,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import signal
 import sys
 import tempfile
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -126,7 +132,64 @@ class ThreadPeak:
         self._sampler.join()
 
 
-def scale(urls: int, hosts: int, rps: float, seed: int = 9, profile: str = "") -> None:
+def _status(pid: int) -> dict[str, str]:
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines()
+    except OSError:  # it has just ended
+        return {}
+    return dict(line.split(":", 1) for line in lines if ":" in line)
+
+
+class CrawlWatch:
+    """The crawl's process (this process's child) from outside, each second: its RSS, most RSS
+    seen, open files; a line every ``every`` seconds (0: none); killed after ``stop_after``
+    seconds (0: never)."""
+
+    def __init__(self, every: float, stop_after: float) -> None:
+        self.every, self.stop_after = every, stop_after
+        self.peak_mb = 0.0
+        self.stopped = False
+        self._done = threading.Event()
+        self._watcher = threading.Thread(target=self._watch, daemon=True)
+
+    def _crawl_pid(self) -> int | None:
+        me = os.getpid()
+        children = Path(f"/proc/{me}/task/{me}/children").read_text(encoding="ascii").split()
+        return int(children[0]) if children else None
+
+    def _watch(self) -> None:
+        started = time.monotonic()
+        said = 0.0
+        while not self._done.wait(1.0):
+            pid = self._crawl_pid()
+            if pid is None:
+                continue
+            status = _status(pid)
+            if "VmRSS" not in status:
+                continue
+            rss = int(status["VmRSS"].split()[0]) / 1024
+            self.peak_mb = max(self.peak_mb, rss)
+            elapsed = time.monotonic() - started
+            if self.every and elapsed - said >= self.every:
+                said = elapsed
+                files = len(os.listdir(f"/proc/{pid}/fd")) if Path(f"/proc/{pid}/fd").exists() else 0
+                print(f"  {elapsed:6.0f} s: crawl RSS {rss:.0f} MB (most {self.peak_mb:.0f}), {files} open files",
+                      flush=True)
+            if self.stop_after and elapsed >= self.stop_after:
+                self.stopped = True
+                os.kill(pid, signal.SIGKILL)
+
+    def __enter__(self) -> CrawlWatch:
+        self._watcher.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._watcher.join()
+
+
+def scale(urls: int, hosts: int, rps: float, seed: int = 9, profile: str = "", rss_every: float = 0.0,
+          stop_after: float = 0.0) -> None:
     rng = random.Random(seed)
     names = [f"h{i:04d}.scale.gouv.fr" if i % 2 == 0 else f"h{i:04d}.scale-example.org" for i in range(hosts)]
     lines = []
@@ -143,10 +206,16 @@ def scale(urls: int, hosts: int, rps: float, seed: int = 9, profile: str = "") -
                              source_verify={"extraction": {"primary_only": False}})
         # --profile: the crawl under cProfile (where each page's time goes; the wall is then not the figure)
         launcher = [sys.executable, "-m", "cProfile", "-o", profile, SCRAPY] if profile else None
-        with ThreadPeak() as threads:
+        with ThreadPeak() as threads, CrawlWatch(rss_every, stop_after) as watch:
             result = crawl("audit", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
-                           timeout=3600, settings={"SV_RENDER_ENABLED": "0"}, launcher=launcher)
+                           timeout=7200, settings={"SV_RENDER_ENABLED": "0"}, launcher=launcher)
         log = list(web.log)
+        if watch.stopped:
+            print(f"scale: {urls} URLs over {hosts} hosts, stopped after {stop_after:g} s "
+                  f"({sum(1 for e in log if e.method == 'GET')} requests made)")
+            print(f"  the crawl process's RSS: at most {watch.peak_mb:.0f} MB (sampled each second)")
+            print(f"  the mock web's process: at most {threads.peak} threads (goal ≤ 16)")
+            return
         if result.returncode != 0:
             print(result.stderr[-3000:])
             raise SystemExit("scale audit failed")
@@ -157,7 +226,8 @@ def scale(urls: int, hosts: int, rps: float, seed: int = 9, profile: str = "") -
           "no browser")
     print(f"  first→last request {span(log):.1f} s, bound {bound:.1f} s -> wall ÷ bound {span(log) / bound:.3f} "
           f"(goal ≤ 1.05); whole process {result.seconds:.1f} s")
-    print(f"  peak RSS of the crawl process: {own_peak:.0f} MB (goal ≤ {300 if urls <= 20_000 else 400} MB)")
+    print(f"  peak RSS of the crawl process: {own_peak:.0f} MB (goal ≤ {300 if urls <= 20_000 else 400} MB; "
+          f"{watch.peak_mb:.0f} MB sampled each second)")
     print(f"  the mock web's process: at most {threads.peak} threads (goal ≤ 16)")
 
 
@@ -169,11 +239,14 @@ def main() -> int:
     ap.add_argument("--skip-scale", action="store_true")
     ap.add_argument("--skip-cold-warm", action="store_true")
     ap.add_argument("--profile", default="", help="write the scale crawl's cProfile stats to this file")
+    ap.add_argument("--rss-every", type=float, default=0.0, help="print the scale crawl's RSS every S seconds")
+    ap.add_argument("--stop-after", type=float, default=0.0, help="kill the scale crawl after S seconds")
     args = ap.parse_args()
     # the scale run first: peak RSS is read for this process's children, and the cold/warm
     # runs start Chromium
     if not args.skip_scale:
-        scale(args.scale_urls, args.scale_hosts, args.scale_rps, profile=args.profile)
+        scale(args.scale_urls, args.scale_hosts, args.scale_rps, profile=args.profile, rss_every=args.rss_every,
+              stop_after=args.stop_after)
     if not args.skip_cold_warm:
         cold_warm()
     return 0

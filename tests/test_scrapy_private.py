@@ -1,9 +1,9 @@
-"""Scrapy's private API: named in one module only, and checked against the installed Scrapy.
+"""Scrapy's private API: named in two modules only, and checked against the installed Scrapy.
 
 Scrapy is pinned, but an upgrade must not change a private name under us silently. The names
-``downloadermiddlewares/robotstxt.py`` relies on are asserted here, so an upgrade that renames or
-re-signs one fails this file with the name; and no other module of the package (or of the test
-web) may reach for a name Scrapy keeps private."""
+``downloadermiddlewares/robotstxt.py`` and ``downloadhandlers/connections.py`` rely on are
+asserted here, so an upgrade that renames or re-signs one fails this file with the name; and no
+other module of the package (or of the test web) may reach for a name Scrapy keeps private."""
 
 from __future__ import annotations
 
@@ -14,11 +14,21 @@ from pathlib import Path
 import pytest
 import scrapy
 from scrapy import Spider
+from scrapy.core.downloader.contextfactory import _load_context_factory_from_settings
+from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.utils.test import get_crawler
+from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.ssl import optionsForClientTLS
+from twisted.internet.task import Clock
+from twisted.protocols.tls import TLSMemoryBIOFactory
+
+from sv_scrapy.downloadhandlers.connections import share_tls_context
 
 ROOT = Path(__file__).resolve().parents[1]
 THE_ONE_MODULE = ROOT / "sv_scrapy" / "downloadermiddlewares" / "robotstxt.py"
+CONNECTIONS = ROOT / "sv_scrapy" / "downloadhandlers" / "connections.py"
 
 
 def scrapy_private_names() -> set[str]:
@@ -58,7 +68,7 @@ def private_uses(source: str, private: set[str]) -> list[tuple[int, str]]:
 def test_no_module_but_the_robots_middleware_names_a_private_scrapy_name() -> None:
     private = scrapy_private_names()
     files = [path for folder in ("sv_scrapy", "testing") for path in sorted((ROOT / folder).rglob("*.py"))]
-    found = [f"{path.relative_to(ROOT)}:{line}: .{name}" for path in files if path != THE_ONE_MODULE
+    found = [f"{path.relative_to(ROOT)}:{line}: .{name}" for path in files if path not in (THE_ONE_MODULE, CONNECTIONS)
              for line, name in private_uses(path.read_text(encoding="utf-8"), private)]
     assert not found, found
 
@@ -95,3 +105,23 @@ def test_crawler_stats_raise_runtime_error_before_the_crawl_starts() -> None:
     crawler = Crawler(Spider, {})
     with pytest.raises(RuntimeError):
         _ = crawler.stats
+
+
+def test_the_network_handler_s_pool_and_context_factory_are_where_connections_py_sets_them() -> None:
+    source = inspect.getsource(HTTP11DownloadHandler.__init__)
+    assert "self._pool: HTTPConnectionPool = HTTPConnectionPool(" in source, CONNECTIONS.name
+    assert "self._contextFactory: IPolicyForHTTPS = _load_context_factory_from_settings(" in source, CONNECTIONS.name
+    assert "self._get_cert_options()" in inspect.getsource(type(_load_context_factory_from_settings(get_crawler())))
+
+
+def test_one_tls_context_serves_every_host_each_connection_naming_its_own() -> None:
+    """Shared, the context must carry nothing of one host: on this Twisted, the server name (SNI)
+    and the verification are the connection's."""
+    factory = _load_context_factory_from_settings(get_crawler())
+    share_tls_context(factory)
+    # a Clock: the factory would otherwise install Twisted's default reactor in the test process
+    protocol = TLSMemoryBIOFactory(optionsForClientTLS("example.com"), True, Factory.forProtocol(Protocol),
+                                   clock=Clock()).buildProtocol(None)
+    a, b = (factory.creatorForNetloc(host, 443).clientConnectionForTLS(protocol) for host in (b"a.example", b"b.example"))
+    assert a.get_context() is b.get_context()
+    assert (a.get_servername(), b.get_servername()) == (b"a.example", b"b.example")

@@ -13,7 +13,7 @@ from sv_scrapy.spiders.base import START_BATCH, ClaimSpider
 def test_start_lets_the_loop_turn_while_it_reads_a_large_corpus() -> None:
     urls = [f"https://h{i}.example.org/p" for i in range(4 * START_BATCH)]
     spider: Any = SimpleNamespace(
-        run=SimpleNamespace(by_url={u: [] for u in urls}, claims_of=lambda url: [],
+        run=SimpleNamespace(claims=SimpleNamespace(urls=lambda: iter(urls)), claims_of=lambda url: [],
                             runtime=SimpleNamespace(config=SimpleNamespace(liveness=SimpleNamespace(excluded_hosts=[])))),
         crawler=SimpleNamespace(engine=None),
         past_of=lambda url: None, done_earlier=lambda url, past: None, request_for=lambda url, past=None: url)

@@ -17,6 +17,7 @@ import pytest
 from scrapy.utils.test import get_crawler
 
 from sv_scrapy.core.audit.store import ContentStore
+from sv_scrapy.run.heldclaims import HeldClaims
 from sv_scrapy.run.runtime import PROJECT_DIR, resolve
 from sv_scrapy.run.state import Run, attach
 from sv_scrapy.spiders.audit import AuditSpider
@@ -36,7 +37,7 @@ def test_the_start_of_a_large_audit_holds_a_window_not_every_url(tmp_path: Path,
     store = ContentStore(tmp_path / "out" / "store", runtime.clock)
     claims: list[Any] = [{"id": f"c{i}", "source_url": f"https://h{i % HOSTS}.example.org/page/{i}"}
                          for i in range(URLS)]
-    attach(crawler, Run("audit", runtime, {"country": None, "ci": False, "part": None}, claims, store,
+    attach(crawler, Run("audit", runtime, {"country": None, "ci": False, "part": None}, HeldClaims(claims), store,
                         tmp_path / "out" / "audit"))
     spider = AuditSpider()
     spider._set_crawler(crawler)

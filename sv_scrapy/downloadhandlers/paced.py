@@ -42,6 +42,7 @@ from w3lib.url import canonicalize_url
 from sv_scrapy import signals as sv_signals
 from sv_scrapy.core.audit.parts import part_of, shared_liveness
 from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, HostFloors, Pacer, parse_retry_after
+from sv_scrapy.downloadhandlers.connections import hold_connections
 from sv_scrapy.downloadhandlers.render import resolved_here
 from sv_scrapy.resolver import resolver_for
 from sv_scrapy.run.registry import setting_default
@@ -141,7 +142,9 @@ class _Place:
 class _HostLine:
     """The requests of one host waiting for a turn: in arrival order (``lock``), except that
     the retries of a ``Retry-After`` refusal (``firsts``) go before all of them; at most
-    ``concurrency`` in flight."""
+    ``concurrency`` in flight. It lives while the host has a request in the handler (``users``):
+    kept after the last, a line was ~760 bytes for every host of the run (what a host's next
+    start waits for is the pacer's, not the line's)."""
 
     def __init__(self, concurrency: int) -> None:
         self.lock = asyncio.Lock()
@@ -151,6 +154,7 @@ class _HostLine:
         # the places of rendered requests whose document has not answered yet, by its URL
         # (canonical: Chromium's spelling of it may differ from Scrapy's)
         self.rendering: dict[str, list[_Place]] = {}
+        self.users = 0
         self._changed = asyncio.Event()
 
     def blocked(self, first: bool) -> bool:
@@ -234,6 +238,7 @@ class PacedDownloadHandler:
             target_concurrency=number("AUTOTHROTTLE_TARGET_CONCURRENCY"),
         )
         inner = build_from_crawler(load_object(settings[INNER_HANDLER]), crawler)
+        hold_connections(inner)  # one TLS context; idle connections let go (downloadhandlers/connections.py)
         return cls(crawler, inner, pacer)
 
     def _wire_browser(self) -> None:
@@ -291,6 +296,15 @@ class PacedDownloadHandler:
         host = urlparse_cached(request).hostname or ""
         self._refuse_if_stopped()
         line = self._line(host)
+        line.users += 1
+        try:
+            return await self._download(request, host, line)
+        finally:
+            line.users -= 1
+            if not line.users and self._lines.get(host) is line:
+                del self._lines[host]
+
+    async def _download(self, request: Request, host: str, line: _HostLine) -> Response:
         first = HOLD_HOST in request.meta
         if first:
             self.pacer.hold(host, float(request.meta[HOLD_HOST]))

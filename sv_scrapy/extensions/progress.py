@@ -51,7 +51,7 @@ class ProgressExtension:
             return
         by_status = {k: v for k, v in run.pages_done.items() if k != "journal"}
         done = sum(run.pages_done.values())
-        total = len(run.by_url)
+        total = run.claims.url_count()
         elapsed = time.monotonic() - self.started
         rate = done / elapsed if elapsed else 0.0
         eta = (total - done) / rate if rate else float("nan")

@@ -300,7 +300,7 @@ class DiscoverPipeline:
         """The words a sitemap URL of ``host`` must share one of to be kept: every claim the run has on
         the site, its years, and the site's own words for the claim that first asked."""
         run = find_run(self.crawler)
-        claims = [c for c in (run.claims if run is not None else []) if same_site(str(c.get("source_url", "")), host)]
+        claims = run.claims.citing(lambda url: same_site(url, host)) if run is not None else []
         words: set[str] = set(terms({}, own))
         for claim in claims:
             words |= terms(claim) | claim_years(claim)

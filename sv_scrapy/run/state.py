@@ -1,5 +1,6 @@
 """One crawl's state, held by the crawler: the ``Run`` (config and clock, store, run id, claims
-by URL, output paths, the output folder's lock, progress counters).
+by URL (held as JSON: ``run.heldclaims``), output paths, the output folder's lock, progress
+counters).
 
 The spider's ``from_crawler`` creates it once from the arguments (``ClaimSpider.open_run``)
 and ``attach``-es it to the crawler; every component finds it with ``run_of(crawler)``, typed,
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from sv_scrapy.core.claims.record import ClaimRecord
+from sv_scrapy.run.heldclaims import HeldClaims
 from sv_scrapy.run.runtime import Runtime, config_of
 
 if TYPE_CHECKING:
@@ -35,7 +37,7 @@ class Run:
     job: str  # the spider's SV_JOB: worklist | audit
     runtime: Runtime  # config, corpus root, output folder
     params: dict[str, Any]  # the spider arguments, parsed
-    claims: list[ClaimRecord]  # the selected claims (their record's first fields)
+    claims: HeldClaims  # the selected claims (their record's first fields), in corpus order and by URL
     store: ContentStore
     out_dir: Path  # where the job's documents go (worklist.json; audit/ or the CI folder)
     run_id: str = ""  # the audit's journal run
@@ -50,19 +52,13 @@ class Run:
     corpus_index: list[tuple[str, str]] = field(default_factory=list)  # a part's whole corpus: (claim id, host)
     pages_done: Counter[str] = field(default_factory=Counter)  # fetch_status (or "journal") -> pages
     lock: RunLock | None = None  # the output folder's, taken by preflight; let go by ``finish``
-    by_url: dict[str, list[ClaimRecord]] = field(init=False)  # the claims citing each URL, one request each
-
-    def __post_init__(self) -> None:
-        self.by_url = {}
-        for claim in self.claims:
-            self.by_url.setdefault(claim["source_url"], []).append(claim)
-
     @property
     def output_dir(self) -> Path:
         return self.runtime.output_dir
 
     def claims_of(self, url: str) -> list[ClaimRecord]:
-        return self.by_url.get(url, [])
+        """The claims citing ``url`` (one request each URL), new dicts at each call."""
+        return self.claims.of(url)
 
 
 _RUNS: WeakKeyDictionary[Crawler, Run] = WeakKeyDictionary()

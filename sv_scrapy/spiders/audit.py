@@ -27,6 +27,7 @@ from sv_scrapy.core.claims.candidates import allowlist_candidates
 from sv_scrapy.core.claims.linter import lint_corpus
 from sv_scrapy.core.page.pagerecord import Fetched
 from sv_scrapy.items import PageItem
+from sv_scrapy.run.heldclaims import HeldClaims, drained
 from sv_scrapy.run.registry import env
 from sv_scrapy.run.runtime import PROJECT_DIR, Runtime
 from sv_scrapy.run.state import Run
@@ -57,17 +58,23 @@ class AuditSpider(ClaimSpider):
 
     def open_run(self, found: Preflight) -> Run:
         rt, params = found.runtime, found.params
-        extraction = self.extract(rt, params)
+        extraction = self.extraction(found)
         for problem in extraction.skipped:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
         store, migration = self.open_store(found)
-        part = part_of(params)
-        claims = [c.as_dict() for c in extraction.claims]
-        if not part.whole:  # sites a redirect joined last month stay in one part (core.audit.parts)
+        part, in_corpus = part_of(params), len(extraction.claims)
+        # the whole corpus's claims and hosts, in corpus order: what a merge of the parts needs
+        corpus_index = [(c.id, c.source_host) for c in extraction.claims] if params["part"] else []
+        # one claim at a time, each let go once encoded: the run holds them as JSON
+        # (run.heldclaims), and the start, every claim object alive, is the run's first high-water mark
+        dicts = (c.as_dict() for c in drained(extraction.claims))
+        if part.whole:
+            claims = HeldClaims(dicts)
+        else:  # sites a redirect joined last month stay in one part (core.audit.parts)
             joined = store.joined_sites()
-            claims = [c for c in claims if part.owns(c["source_host"], joined)]
+            claims = HeldClaims(c for c in dicts if part.owns(c["source_host"], joined))
             self.logger.info("part %(part)s: %(claims)d of %(all)d claim(s)",
-                             {"part": part, "claims": len(claims), "all": len(extraction.claims)})
+                             {"part": part, "claims": len(claims), "all": in_corpus})
         journal_params = {"country": params["country"], "corpus": str(rt.corpus_root)}
         if params["part"]:  # an audit without -a part keeps its journal as it was: an older run still resumes
             journal_params["part"] = params["part"]
@@ -77,9 +84,7 @@ class AuditSpider(ClaimSpider):
         return Run(
             "audit", rt, params, claims, store,
             self.report_dir_for(self.crawler.settings, rt.output_dir, params["ci"]), run_id=run_id, resumed=resumed,
-            store_format=migration,
-            # the whole corpus's claims and hosts, in corpus order: what a merge of the parts needs
-            corpus_index=[(c.id, c.source_host) for c in extraction.claims] if params["part"] else [],
+            store_format=migration, corpus_index=corpus_index,
             # the portal-root linter's backlog rides along in the report (static, no network)
             linter_rows=[r.as_dict() for r in lint_corpus(rt.corpus_root, rt.config.hosts,
                                                           rt.extract_options(country=params["country"]),

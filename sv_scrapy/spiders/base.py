@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
@@ -69,11 +69,15 @@ START_POLL = 0.05  # seconds between looks at the scheduler while it is full
 @dataclass(frozen=True)
 class Preflight:
     """What a crawl's checks found, for its ``Run``: the runtime (config, clock), the arguments
-    parsed, the output folder's lock, and what opening the store found (a migration, if any)."""
+    parsed, the output folder's lock, what opening the store found (a migration, if any), and
+    the corpus's claims as the checks read them (taken once: ``ClaimSpider.extraction``)."""
     runtime: Runtime
     params: dict[str, Any]
     lock: RunLock
     migration: Migration
+    # a box the spider empties: ``scrapy crawl`` keeps its Preflight for the whole crawl, and a
+    # corpus of 100,000 claims read once more, or held twice, is seconds and a hundred MB
+    extracted: list[Extraction] = field(default_factory=list)
 
 
 def job_of(spidercls: type[scrapy.Spider]) -> str:
@@ -118,6 +122,8 @@ class ClaimSpider(scrapy.Spider):
         except BaseException:
             found.lock.release()  # no crawl: nothing of it will write
             raise
+        finally:
+            found.extracted.clear()  # a run that did not take it (a pull-request check) leaves nothing held
         run.lock = found.lock  # the run holds it from here (run.state.finish lets it go)
         attach(crawler, run)
         return spider
@@ -163,12 +169,16 @@ class ClaimSpider(scrapy.Spider):
                 check_writable(folder, what)
             for warning in rt.config.warnings:
                 print(f"scrapy crawl {cls.name}: warning: {warning}", file=sys.stderr)
-            cls.extract(rt, params)
+            extraction = cls.extract(rt, params)
             # under the lock, once everything else is known to be right: an older store is migrated
-            return Preflight(rt, params, lock, migrate(store_root(rt), rt.clock))
+            return Preflight(rt, params, lock, migrate(store_root(rt), rt.clock), [extraction])
         except BaseException:
             lock.release()  # refused: the folder stays free
             raise
+
+    def extraction(self, found: Preflight) -> Extraction:
+        """The claims in scope, as preflight read them (read again only if it was taken already)."""
+        return found.extracted.pop() if found.extracted else self.extract(found.runtime, found.params)
 
     @classmethod
     def check_run(cls, rt: Runtime, params: Mapping[str, Any]) -> None:
@@ -228,7 +238,7 @@ class ClaimSpider(scrapy.Spider):
                                 past=response.meta.get("sv_past"))
 
     async def start(self) -> AsyncIterator[Any]:
-        for n, url in enumerate(in_host_turns(self.run.by_url), start=1):
+        for n, url in enumerate(in_host_turns(self.run.claims.urls()), start=1):
             if n % START_BATCH == 0:
                 await asyncio.sleep(0)
             while queued(self.crawler) >= START_AHEAD:

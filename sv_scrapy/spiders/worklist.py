@@ -16,6 +16,7 @@ from sv_scrapy.core.claims.sampling import select_sample
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.run.changedsince import base_runtime, check_changes
 from sv_scrapy.run.corpusgit import resolve_revision
+from sv_scrapy.run.heldclaims import HeldClaims
 from sv_scrapy.run.registry import env
 from sv_scrapy.run.runtime import Runtime
 from sv_scrapy.run.state import Run
@@ -79,7 +80,7 @@ class WorklistSpider(ClaimSpider):
             p["as_of"] = rt.clock.today().isoformat()
         if p["changed_since"] is not None:
             return self.open_change_check(found)
-        extraction = self.extract(rt, p)
+        extraction = self.extraction(found)
         for problem in extraction.skipped:
             self.logger.warning("skipped %(problem)s", {"problem": problem})
         size = rt.config.sampling.default_sample if p["sample"] is None else p["sample"]
@@ -89,7 +90,7 @@ class WorklistSpider(ClaimSpider):
         p["claims_in_scope"] = len(extraction.claims)
         self.logger.info("selected %(n)d of %(total)d claims", {"n": len(chosen), "total": len(extraction.claims)})
         store, migration = self.open_store(found)
-        return Run("worklist", rt, p, [c.as_dict() for c in chosen], store, rt.output_dir, store_format=migration)
+        return Run("worklist", rt, p, HeldClaims(c.as_dict() for c in chosen), store, rt.output_dir, store_format=migration)
 
     def open_change_check(self, found: Preflight) -> Run:
         """Only the claims the change touched are fetched; moves and removals fetch nothing."""
@@ -100,7 +101,7 @@ class WorklistSpider(ClaimSpider):
                          {"ref": check.revision.commit[:12], "n": len(check.checked),
                           "removed": len(check.changes.removed), "moved": check.changes.moved})
         store, migration = self.open_store(found)
-        run = Run("worklist", rt, p, [c.claim for c in check.checked], store, rt.output_dir, store_format=migration)
+        run = Run("worklist", rt, p, HeldClaims(c.claim for c in check.checked), store, rt.output_dir, store_format=migration)
         run.change_check = check
         return run
 
