@@ -479,7 +479,10 @@ class PacedDownloadHandler:
             status, retry_after = int(response.status), (await response.all_headers()).get("retry-after")
             # no await from here on: the place given back, the host's hold and latency are known
             # before another request can take it
-            if self._line(host).document_answered(navigation.url):
+            # the line, if its request is still in the handler: asking _line for it would make a
+            # new one that no request ever drops (a page's own navigation to a host it never asked)
+            line = self._lines.get(host)
+            if line is not None and line.document_answered(navigation.url):
                 self._hold_if_asked(host, status, retry_after)
                 self.pacer.observe(host, time.monotonic() - booked, ok=status < 400)
 
