@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TypeVar, cast, overload
+from typing import TypeVar, cast
 
+from sv_scrapy.core.audit.spool import DecodedRecords
 from sv_scrapy.core.claims.record import ClaimRecord
 
 T = TypeVar("T")
@@ -26,7 +27,7 @@ T = TypeVar("T")
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 
 
-class HeldClaims(Sequence[ClaimRecord]):
+class HeldClaims(DecodedRecords):
     """The claims in corpus order (a ``Sequence``), and by the URL they cite (``of``)."""
 
     def __init__(self, claims: Iterable[ClaimRecord]) -> None:
@@ -53,22 +54,6 @@ class HeldClaims(Sequence[ClaimRecord]):
 
     def __len__(self) -> int:
         return len(self._ends)
-
-    @overload
-    def __getitem__(self, index: int) -> ClaimRecord: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[ClaimRecord]: ...
-
-    def __getitem__(self, index: int | slice) -> ClaimRecord | list[ClaimRecord]:
-        if isinstance(index, slice):
-            return [self._decode(i) for i in range(*index.indices(len(self)))]
-        if not -len(self) <= index < len(self):
-            raise IndexError(index)
-        return self._decode(index % len(self))
-
-    def __iter__(self) -> Iterator[ClaimRecord]:
-        return (self._decode(i) for i in range(len(self)))
 
     def urls(self) -> Iterator[str]:
         """The cited URLs, each once, in the order they are first cited."""

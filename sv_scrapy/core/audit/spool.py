@@ -82,11 +82,16 @@ class SpooledRecords(Mapping[str, ClaimRecord]):
         return len(self.places)
 
 
-class SpooledList(Sequence[ClaimRecord]):
-    """Claims read from their spools, in the order of ``places``, as the finish iterates them."""
+class DecodedRecords(Sequence[ClaimRecord]):
+    """Records held encoded (on disk, or as JSON in memory: ``run.heldclaims``), record ``i``
+    decoded when it is asked for (``_decode``), a new dict each time. A subclass gives
+    ``_decode`` and ``__len__``; indexing, slices and iteration are this class's."""
 
-    def __init__(self, places: list[Place]) -> None:
-        self.places = places
+    def _decode(self, i: int) -> ClaimRecord:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
 
     @overload
     def __getitem__(self, index: int) -> ClaimRecord: ...
@@ -95,9 +100,23 @@ class SpooledList(Sequence[ClaimRecord]):
     def __getitem__(self, index: slice) -> list[ClaimRecord]: ...
 
     def __getitem__(self, index: int | slice) -> ClaimRecord | list[ClaimRecord]:
+        numbers = range(len(self))  # its indexing is a list's: negative from the end, IndexError past it
         if isinstance(index, slice):
-            return [spool.record(k) for spool, k in self.places[index]]
-        spool, k = self.places[index]
+            return [self._decode(i) for i in numbers[index]]
+        return self._decode(numbers[index])
+
+    def __iter__(self) -> Iterator[ClaimRecord]:
+        return (self._decode(i) for i in range(len(self)))
+
+
+class SpooledList(DecodedRecords):
+    """Claims read from their spools, in the order of ``places``, as the finish iterates them."""
+
+    def __init__(self, places: list[Place]) -> None:
+        self.places = places
+
+    def _decode(self, i: int) -> ClaimRecord:
+        spool, k = self.places[i]
         return spool.record(k)
 
     def __len__(self) -> int:
