@@ -5,6 +5,7 @@ killed run is resumed, and the run's claim records read back from it for the aud
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 
 from sv_scrapy.core.audit.store import ContentStore, Entry
@@ -47,6 +48,9 @@ def next_entry(fetched: Fetched, reading: Reading, outcome: PageOutcome, previou
         lang=lang, title=title, shapes=shapes)
 
 
+RECENT_URLS = 64  # the URLs whose journalled records JournalRecords keeps at hand
+
+
 class JournalRecords(Mapping[str, ClaimRecord]):
     """Claim id -> the record this run journalled for it (its page's entry, ``run_id`` this
     run's), read from the store when asked: the audit's documents are written from the journal,
@@ -56,14 +60,22 @@ class JournalRecords(Mapping[str, ClaimRecord]):
     def __init__(self, store: ContentStore, run_id: str, claims: Sequence[ClaimRecord]) -> None:
         self.store, self.run_id = store, run_id
         self.urls = {str(c["id"]): str(c["source_url"]) for c in claims}
-        self._last: tuple[str, dict[str, ClaimRecord]] = ("", {})  # claims of one URL come together
+        # the records of the URLs read last: a URL's claims come in corpus order, most of them
+        # together but some files apart (17 of the slice's 104 claims came back to a URL read
+        # before), and each return was one more read of its entry. Bounded, so the finish never
+        # holds more than a few pages' records.
+        self._recent: OrderedDict[str, dict[str, ClaimRecord]] = OrderedDict()
 
     def _records(self, url: str) -> dict[str, ClaimRecord]:
-        if self._last[0] != url:
+        found = self._recent.get(url)
+        if found is None:
             entry = self.store.load(url)
-            found = entry.results if entry is not None and entry.run_id == self.run_id else []
-            self._last = (url, {str(r.get("id")): r for r in found})
-        return self._last[1]
+            results = entry.results if entry is not None and entry.run_id == self.run_id else []
+            found = self._recent[url] = {str(r.get("id")): r for r in results}
+            if len(self._recent) > RECENT_URLS:
+                self._recent.popitem(last=False)
+        self._recent.move_to_end(url)
+        return found
 
     def __getitem__(self, claim_id: str) -> ClaimRecord:
         return self._records(self.urls[claim_id])[claim_id]
