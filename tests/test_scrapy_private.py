@@ -1,9 +1,10 @@
-"""Scrapy's private API: named in two modules only, and checked against the installed Scrapy.
+"""Scrapy's private API: named in one module only, and checked against the installed Scrapy.
 
 Scrapy is pinned, but an upgrade must not change a private name under us silently. The names
-``downloadermiddlewares/robotstxt.py`` and ``downloadhandlers/connections.py`` rely on are
-asserted here, so an upgrade that renames or re-signs one fails this file with the name; and no
-other module of the package (or of the test web) may reach for a name Scrapy keeps private."""
+``downloadhandlers/connections.py`` relies on (the HTTP/1.1 handler's connection pool and TLS
+context factory, which have no public alternative) are asserted here, so an upgrade that renames
+or re-signs one fails this file with the name; and no other module of the package (or of the test
+web) may reach for a name Scrapy keeps private."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from scrapy import Spider
 from scrapy.core.downloader.contextfactory import _load_context_factory_from_settings
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
-from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.utils.test import get_crawler
 from twisted.internet.protocol import Factory, Protocol
 from twisted.internet.ssl import optionsForClientTLS
@@ -27,8 +27,7 @@ from twisted.protocols.tls import TLSMemoryBIOFactory
 from sv_scrapy.downloadhandlers.connections import share_tls_context
 
 ROOT = Path(__file__).resolve().parents[1]
-THE_ONE_MODULE = ROOT / "sv_scrapy" / "downloadermiddlewares" / "robotstxt.py"
-CONNECTIONS = ROOT / "sv_scrapy" / "downloadhandlers" / "connections.py"
+THE_ONE_MODULE = ROOT / "sv_scrapy" / "downloadhandlers" / "connections.py"
 
 
 def scrapy_private_names() -> set[str]:
@@ -65,10 +64,10 @@ def private_uses(source: str, private: set[str]) -> list[tuple[int, str]]:
             if isinstance(node, ast.Attribute) and node.attr in private and node.attr not in mine]
 
 
-def test_no_module_but_the_robots_middleware_names_a_private_scrapy_name() -> None:
+def test_no_module_but_connections_py_names_a_private_scrapy_name() -> None:
     private = scrapy_private_names()
     files = [path for folder in ("sv_scrapy", "testing") for path in sorted((ROOT / folder).rglob("*.py"))]
-    found = [f"{path.relative_to(ROOT)}:{line}: .{name}" for path in files if path not in (THE_ONE_MODULE, CONNECTIONS)
+    found = [f"{path.relative_to(ROOT)}:{line}: .{name}" for path in files if path != THE_ONE_MODULE
              for line, name in private_uses(path.read_text(encoding="utf-8"), private)]
     assert not found, found
 
@@ -82,24 +81,6 @@ def test_the_scan_sees_a_private_name_and_not_a_name_defined_here() -> None:
     assert private_uses(defined, private) == []
 
 
-@pytest.mark.parametrize(("hook", "parameters"), [
-    ("_parse_robots", ["self", "response", "netloc", "request"]),
-    ("_robots_error", ["self", "exc", "netloc"]),
-])
-def test_the_robots_hooks_sv_scrapy_overrides_still_exist_as_called(hook: str, parameters: list[str]) -> None:
-    method = getattr(RobotsTxtMiddleware, hook, None)
-    assert method is not None, f"Scrapy's RobotsTxtMiddleware no longer has {hook}: see {THE_ONE_MODULE.name}"
-    assert list(inspect.signature(method).parameters) == parameters
-    assert f"self.{hook}(" in inspect.getsource(RobotsTxtMiddleware), f"Scrapy no longer calls {hook}"
-
-
-def test_the_robots_parsers_and_the_error_line_sv_scrapy_relies_on() -> None:
-    source = inspect.getsource(RobotsTxtMiddleware)
-    assert "self._parsers: dict[str, RobotParser | Deferred[RobotParser | None] | None] = {}" in source
-    # the one ERROR record that _RobotsErrorAsWarning drops (a WARNING line says what follows instead)
-    assert '"Error downloading %(request)s: %(f_exception)s"' in source
-
-
 def test_crawler_stats_raise_runtime_error_before_the_crawl_starts() -> None:
     """``extensions.outcome.stats_if_started`` reads the stats this public way, not ``crawler._stats``."""
     crawler = Crawler(Spider, {})
@@ -109,8 +90,8 @@ def test_crawler_stats_raise_runtime_error_before_the_crawl_starts() -> None:
 
 def test_the_network_handler_s_pool_and_context_factory_are_where_connections_py_sets_them() -> None:
     source = inspect.getsource(HTTP11DownloadHandler.__init__)
-    assert "self._pool: HTTPConnectionPool = HTTPConnectionPool(" in source, CONNECTIONS.name
-    assert "self._contextFactory: IPolicyForHTTPS = _load_context_factory_from_settings(" in source, CONNECTIONS.name
+    assert "self._pool: HTTPConnectionPool = HTTPConnectionPool(" in source, THE_ONE_MODULE.name
+    assert "self._contextFactory: IPolicyForHTTPS = _load_context_factory_from_settings(" in source, THE_ONE_MODULE.name
     assert "self._get_cert_options()" in inspect.getsource(type(_load_context_factory_from_settings(get_crawler())))
 
 
