@@ -154,7 +154,13 @@ def set_up_calls(args: VerifyArgs, items: list[ClaimRecord], llm: Any, rt: Runti
             mshape = request_shape(llm.thinking, info, model_entry(llm, args.model))
             log(f"model {args.model}: {mshape.why}")
     prefix_tokens = tokens_of(prefix_chars())
-    cache_ttl = ("1h" if args.mode == "batch" else "5m") if prefix_tokens >= cache_min else None
+    cache_ttl: str | None
+    if prefix_tokens < cache_min:  # too short for the API to cache
+        cache_ttl = None
+    elif args.mode == "batch":
+        cache_ttl = "1h"
+    else:
+        cache_ttl = "5m"
     shape = Shape(args.model, max_tokens, mshape.thinking, cache_ttl, forced=mshape.forced, strict=mshape.strict,
                   output=mshape.output)
     return Calls(args.model, args.mode, prices, cache_min, plan_jobs(items, store, shape, llm.evidence_chars), client,

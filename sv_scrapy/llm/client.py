@@ -62,6 +62,9 @@ FATAL_BY_STATUS = {401: "authentication", 402: "billing", 403: "permission", 404
 FATAL_BY_TYPE = {"authentication_error": "authentication", "permission_error": "permission",
                  "billing_error": "billing", "not_found_error": "model_not_found"}
 RETRY_STATUS = frozenset({408, 409, 429})
+# a retried answer's reason: by its error type, else by its status, else "server_error"
+RETRY_REASON_BY_TYPE = {"overloaded_error": "overloaded", "rate_limit_error": "rate_limited"}
+RETRY_REASON_BY_STATUS = {529: "overloaded", 429: "rate_limited"}
 STOP_NOTES = {
     "refusal": "model refused (stop_reason refusal)",
     "pause_turn": "the model paused its turn (stop_reason pause_turn; no server tools are used here)",
@@ -176,8 +179,7 @@ def from_exception(exc: BaseException) -> Outcome:
             return Outcome(kind=API, fatal=True, reason=fatal, error=line, error_type=etype)
         if isinstance(exc, anthropic.InternalServerError) or status in RETRY_STATUS or etype in (
                 "overloaded_error", "api_error", "rate_limit_error"):
-            reason = {"overloaded_error": "overloaded", "rate_limit_error": "rate_limited"}.get(
-                etype, "overloaded" if status == 529 else "rate_limited" if status == 429 else "server_error")
+            reason = RETRY_REASON_BY_TYPE.get(etype) or RETRY_REASON_BY_STATUS.get(status, "server_error")
             return Outcome(kind=API, reason=reason, error=line, error_type=etype, retry=True,
                            retry_after=_retry_after(exc))
         if status == 413:

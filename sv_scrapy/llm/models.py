@@ -101,9 +101,15 @@ def request_shape(preferred: str, info: Any | None, entry: Mapping[str, Any]) ->
         said.append("so no structured output either: the tool")
     if output == "json":
         forced = False
-    source = "; ".join(said) if said else ("as the Models API and config say" if caps is not None
-                                            else "the Models API gives no capabilities: as config says")
-    shape = f"thinking {'disabled' if thinking == 'off' else thinking}, " + (
-        "structured output (output_config.format)" if output == "json"
-        else f"tool_choice {'forced' if forced else 'auto'}{', strict tool' if strict else ''}")
+    if said:
+        source = "; ".join(said)
+    elif caps is not None:
+        source = "as the Models API and config say"
+    else:
+        source = "the Models API gives no capabilities: as config says"
+    if output == "json":
+        answer = "structured output (output_config.format)"
+    else:
+        answer = f"tool_choice {'forced' if forced else 'auto'}{', strict tool' if strict else ''}"
+    shape = f"thinking {'disabled' if thinking == 'off' else thinking}, {answer}"
     return ModelShape(thinking, forced, strict, f"{shape} ({source})", output)

@@ -280,9 +280,12 @@ class ClaimSpider(scrapy.Spider):
         # of one (a challenge page too); None for nothing to read or a PDF (ReadPipeline reads it off the loop)
         shell = self._may_be_shell(response, fetched.content_type)
         source = body if shell else to_read
-        reading = None if source is None else journey_of(self.crawler).read_now(
-            source, fetched.content_type, truncated=fetched.truncated, lang=fetched.declared_lang, page=response.url,
-            shell_below=self.run.runtime.config.fetch.min_text_chars if shell else 0)
+        reading = None
+        if source is not None:
+            shell_below = self.run.runtime.config.fetch.min_text_chars if shell else 0
+            reading = journey_of(self.crawler).read_now(source, fetched.content_type, truncated=fetched.truncated,
+                                                        lang=fetched.declared_lang, page=response.url,
+                                                        shell_below=shell_below)
         if reading is not None and reading.shell:
             retry = self._shell_retry(url, reading.shell, response)
             if retry is not None:

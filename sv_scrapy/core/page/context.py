@@ -248,8 +248,22 @@ def judge(place: Place, words: Sequence[str], claim_years: frozenset[str], same_
 
 
 def _best(judged: Sequence[Judged]) -> bool | None:
+    """One value's context: True when any occurrence is in the claim's, None when one cannot be told, else False."""
     matches = {j.match for j in judged}
-    return True if True in matches else None if None in matches else False
+    if True in matches:
+        return True
+    if None in matches:
+        return None
+    return False
+
+
+def _every(per_value: Sequence[bool | None]) -> bool | None:
+    """The claim's context: False when one value's is wrong, True when every value's is right, else None."""
+    if False in per_value:
+        return False
+    if per_value and all(per_value):
+        return True
+    return None
 
 
 def order_by_context(claim: ClaimRecord, text: str, index: PageIndex, prior: Prior, settings: PrefilterSettings,
@@ -283,7 +297,7 @@ def order_by_context(claim: ClaimRecord, text: str, index: PageIndex, prior: Pri
         judged.sort(key=lambda jh: (-jh[0].score, not jh[1].unit, jh[1].start))
         per_value.append(_best([j for j, _ in judged]))
         ordered.extend(h for _, h in judged[:2])
-    every = False if False in per_value else True if per_value and all(per_value) else None
+    every = _every(per_value)
     excerpts = _excerpts(text, ordered, settings.excerpt_window_chars, settings.max_excerpts)
     if every is False:
         subject = page_words(claim, text, settings.excerpt_window_chars).excerpt

@@ -171,7 +171,12 @@ def name_frames(excerpts: Sequence[str], text: str, frames: Sequence[tuple[str, 
             for url, frame_text in frames:
                 flat = _SPACES.sub(" ", frame_text).strip()
                 start = core.find(flat[:40]) if flat else -1
-                part = core[start:] if start >= 0 else (core if core in flat else "")
+                if start >= 0:
+                    part = core[start:]
+                elif core in flat:
+                    part = core
+                else:
+                    part = ""
                 if part and (not written or any(f in part for f in written)):
                     named = f"(frame {url}) {part}{'…' if excerpt.endswith('…') else ''}"
                     break

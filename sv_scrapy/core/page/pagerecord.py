@@ -281,8 +281,10 @@ def page_records(fetched: Fetched, reading: Reading, claims: Sequence[ClaimRecor
     # the page decides the locale: its declared language and its host's country are hints
     final = fetched.final_url or fetched.url
     host = urlsplit(final).hostname or ""
-    index = (PageIndex(ocr_digits(text) if reading.ocr else text, lang=reading.lang or None, host=host or None)
-             if text else None)
+    index = None
+    if text:
+        indexed = ocr_digits(text) if reading.ocr else text
+        index = PageIndex(indexed, lang=reading.lang or None, host=host or None)
     hosts = [urlsplit(fetched.url).hostname or "", host]
     gone = status == OK and reading.kind in ("html", "text") and soft_404(fetched.title, text, reading.lang, host)
     records: list[ClaimRecord] = []

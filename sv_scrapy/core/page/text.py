@@ -54,7 +54,12 @@ def _trim_partial_utf8(body: bytes) -> bytes:
             break
         lead = body[-cut]
         if lead & 0xC0 == 0xC0:  # a lead byte: is its sequence complete?
-            need = 2 if lead & 0xE0 == 0xC0 else 3 if lead & 0xF0 == 0xE0 else 4
+            if lead & 0xE0 == 0xC0:
+                need = 2
+            elif lead & 0xF0 == 0xE0:
+                need = 3
+            else:
+                need = 4
             return body[:-cut] if need > cut else body
         if lead & 0xC0 != 0x80:
             return body
@@ -135,7 +140,11 @@ class _Shapes:
                 return LineShape("head", caption=caption)
             cells = _cells(el)
             named = [_plain(c) for c in cells if c.tag == "th"]
-            row_header = " ".join(named) if named else (_plain(cells[0]) if cells else "")
+            row_header = ""
+            if named:
+                row_header = " ".join(named)
+            elif cells:
+                row_header = _plain(cells[0])
             return LineShape("row", columns, row_header, caption)
         if tag in ("dt", "li", "caption"):
             return LineShape(tag)
