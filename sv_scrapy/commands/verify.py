@@ -183,8 +183,9 @@ def estimate(calls: Calls, counted: dict[str, int] | None, expected_output: int)
         est["worst_cost_usd"] = round(sum(worst_cost(n, calls.max_tokens, prices, batch)
                                           + worst_cost(n, calls.retry_budget, prices, batch)
                                           for n in sizes.values()), 6)
-    dollars = (f"expected ~${est['cost_usd']:.4f}, worst case ≤ ${est['worst_cost_usd']:.4f}"
-               if prices is not None else "cost unknown (no prices for this model)")
+    dollars = "cost unknown (no prices for this model)"
+    if prices is not None:
+        dollars = f"expected ~${est['cost_usd']:.4f}, worst case ≤ ${est['worst_cost_usd']:.4f}"
     log(f"estimate: {len(plan.jobs)} call(s), {est_in:,} input tokens ({'counted by the API' if counted else 'heuristic'}"
         f") + ≤{est_out:,} output; {dollars} with {calls.model} ({calls.mode}, prompt cache "
         f"{calls.cache_ttl or f'off: prefix under {calls.cache_min:,} tokens'}); {len(plan.skipped)} item(s) need no call")
@@ -287,10 +288,13 @@ class Command(SvCommand, ScrapyCommand):
         args = VerifyArgs.parse(opts, llm.model)
         chosen = choose_items(opts, rt.output_dir, args.count)
         calls = set_up_calls(args, chosen.items, llm, rt, opts.price_unknown_ok)
-        uploaded = upload_scans(calls.client, calls.plan.jobs, calls.batch, log) \
-            if calls.sendable and llm.files_api and not opts.resume else []
-        counted = count_tokens(calls.client, calls.plan.jobs, llm.concurrency, log) \
-            if calls.sendable and llm.count_tokens and not opts.resume else None
+        fresh = calls.sendable and not opts.resume
+        uploaded: list[str] = []
+        if fresh and llm.files_api:
+            uploaded = upload_scans(calls.client, calls.plan.jobs, calls.batch, log)
+        counted: dict[str, int] | None = None
+        if fresh and llm.count_tokens:
+            counted = count_tokens(calls.client, calls.plan.jobs, llm.concurrency, log)
         sizes, est = estimate(calls, counted, llm.expected_output_tokens)
         gate = Gate(args.max_cost, calls.prices, calls.batch)
         outcomes = self.send(calls, sizes, gate, llm, rt.output_dir, {**chosen.source, "model": args.model}, opts.resume)
@@ -350,10 +354,12 @@ class Command(SvCommand, ScrapyCommand):
         outcome = outcomes.get(key) or Outcome(kind=API, error="no response")
         record = apply_guardrails(item, outcome.answer, page_text=plan.texts.get(key), error=outcome.error,
                                   unchecked=plan.unchecked.get(key, ""), then_text=then_excerpt(item))
+        no_verdict_reason = no_verdict_why = ""
+        if outcome.answer is None:
+            no_verdict_reason, no_verdict_why = outcome.kind, outcome.reason or outcome.kind
         return {**record, "content_hash": item.get("content_hash", ""),  # what the audit's staleness compares
                 "sent_as": plan.methods.get(key, ""), "stop_reason": outcome.stop_reason,
-                "attempts": outcome.notes, "no_verdict_reason": outcome.kind if outcome.answer is None else "",
-                "no_verdict_why": (outcome.reason or outcome.kind) if outcome.answer is None else ""}
+                "attempts": outcome.notes, "no_verdict_reason": no_verdict_reason, "no_verdict_why": no_verdict_why}
 
     @staticmethod
     def reports_dir(output_dir: Path) -> Path:

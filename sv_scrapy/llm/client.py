@@ -133,9 +133,10 @@ def parse_message(message: Any, structured: bool = False) -> Outcome:
         except ValueError:
             value = None
         outcome.answer = dict(value) if isinstance(value, Mapping) else None
-    if outcome.answer is None:
-        outcome.kind, outcome.error = MODEL, ("the structured answer was not a verdict object" if structured
-                                              else "the model answered without calling record_verdict")
+    if outcome.answer is None and structured:
+        outcome.kind, outcome.error = MODEL, "the structured answer was not a verdict object"
+    elif outcome.answer is None:
+        outcome.kind, outcome.error = MODEL, "the model answered without calling record_verdict"
     return outcome
 
 
@@ -318,7 +319,8 @@ def run_sync(client: Any, jobs: Mapping[str, Mapping[str, Any]], concurrency: in
             got = finish(done, send(client, key, params, gate, worst, max_retries))
             nxt, why = follow_up(params, got, retry_budget)
             if nxt is None:
-                got.error = why if got.answer is None else got.error
+                if got.answer is None:
+                    got.error = why
                 return key, got
             got.notes.append(why)
             done, params = got, nxt

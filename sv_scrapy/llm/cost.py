@@ -49,10 +49,10 @@ class Usage:
             return cls()
         created = get(usage, "cache_creation_input_tokens")
         detail = usage.get("cache_creation") if isinstance(usage, Mapping) else getattr(usage, "cache_creation", None)
-        one_hour = get(detail, "ephemeral_1h_input_tokens") if detail is not None else 0
-        five_min = get(detail, "ephemeral_5m_input_tokens") if detail is not None else created
-        if detail is not None and five_min + one_hour < created:
-            five_min = created - one_hour
+        one_hour, five_min = 0, created
+        if detail is not None:
+            one_hour = get(detail, "ephemeral_1h_input_tokens")
+            five_min = max(get(detail, "ephemeral_5m_input_tokens"), created - one_hour)
         return cls(get(usage, "input_tokens"), get(usage, "output_tokens"), get(usage, "cache_read_input_tokens"),
                    five_min, one_hour, 1)
 
@@ -109,8 +109,11 @@ def expected_cost(inputs: Iterable[int], prefix_tokens: int, output_tokens: int,
     a typical answer of ``output_tokens``."""
     total_usd = 0.0
     for n, tokens in enumerate(inputs):
-        read = prefix_tokens if cache_ttl and n > 0 else 0
-        written = prefix_tokens if cache_ttl and n == 0 else 0
+        read = written = 0
+        if cache_ttl and n == 0:
+            written = prefix_tokens
+        elif cache_ttl:
+            read = prefix_tokens
         usage = Usage(max(0, tokens - read - written), output_tokens, read,
                       written if cache_ttl == "5m" else 0, written if cache_ttl == "1h" else 0, 1)
         total_usd += call_cost(usage, prices, batch)

@@ -20,8 +20,9 @@ BATCH_TTL_S = 2 * 86_400
 
 
 def _documents(params: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [b for m in params.get("messages", []) for b in (m.get("content") if isinstance(m.get("content"), list)
-                                                            else []) if b.get("type") == "document"]
+    """The document blocks of the request's messages (a message's content may be a plain string)."""
+    blocks = [m["content"] for m in params.get("messages", []) if isinstance(m.get("content"), list)]
+    return [b for content in blocks for b in content if b.get("type") == "document"]
 
 
 def upload_scans(client: Any, jobs: Mapping[str, dict[str, Any]], batch: bool, log: Callable[[str], None]

@@ -126,14 +126,16 @@ def build_params(item: ClaimRecord, shape: Shape, evidence: list[str] | None = N
         content.append({"type": "text", "text": f"{label}:\n{EVIDENCE_OPEN}\n{blocks}\n{EVIDENCE_CLOSE}"})
     if then_block(item):  # then and now: the archived page's words, labelled apart (llm.thenevidence)
         content.append({"type": "text", "text": then_block(item)})
+    # one verdict a claim: a second record_verdict in the same turn would silently win
+    tool_choice = {"type": "auto", "disable_parallel_tool_use": True}
+    if forced:
+        tool_choice = {"type": "tool", "name": TOOL_NAME, "disable_parallel_tool_use": True}
     params: dict[str, Any] = {
         "model": shape.model,
         "max_tokens": shape.max_tokens,
         "system": [system],
         "tools": [VERDICT_TOOL if shape.strict else {k: v for k, v in VERDICT_TOOL.items() if k != "strict"}],
-        # one verdict a claim: a second record_verdict in the same turn would silently win
-        "tool_choice": {"type": "tool", "name": TOOL_NAME, "disable_parallel_tool_use": True} if forced
-        else {"type": "auto", "disable_parallel_tool_use": True},
+        "tool_choice": tool_choice,
         "messages": [{"role": "user", "content": content}],
     }
     if as_json:  # the answer is the verdict object itself, held to the schema by the API

@@ -28,15 +28,18 @@ def render_verify_markdown(doc: Mapping[str, Any]) -> str:
     verdicts: Sequence[Mapping[str, Any]] = doc["verdicts"]
     counts = Counter(v["verdict"] for v in verdicts)
     usage = doc["usage"]
-    partial = [f"> **Partial report:** {md(doc.get('partial_reason', ''), 300)}. Those claims are "
-               "`INDETERMINATE` for an API reason (or were not sent), not on their evidence; run it again to "
-               "complete them.", ""] if doc.get("partial") or doc.get("complete") is False else []
+    partial: list[str] = []
+    if doc.get("partial") or doc.get("complete") is False:
+        partial = [f"> **Partial report:** {md(doc.get('partial_reason', ''), 300)}. Those claims are "
+                   "`INDETERMINATE` for an API reason (or were not sent), not on their evidence; run it again to "
+                   "complete them.", ""]
     if doc.get("incomplete"):
         partial[-1:-1] = ["", "Claims without a verdict, by reason: " + ", ".join(
             f"{md(str(why))} {n}" for why, n in sorted(doc["incomplete"].items()))]
     est = doc["estimate"]
-    cost = (f"cost ${usage['cost_usd']:.4f} as billed" if usage.get("cost_usd") is not None
-            else "cost not reported (no prices for this model)")
+    cost = "cost not reported (no prices for this model)"
+    if usage.get("cost_usd") is not None:
+        cost = f"cost ${usage['cost_usd']:.4f} as billed"
     if est.get("cost_usd") is not None:
         cost += f" (estimated beforehand ~${est['cost_usd']:.4f}"
         cost += f", worst case ≤ ${est['worst_cost_usd']:.4f})" if est.get("worst_cost_usd") is not None else ")"

@@ -193,8 +193,12 @@ class PageShape:
             shape = self.shapes[n]
             if n in lines or shape.heading_level or shape.kind in ("head", "caption"):
                 continue
-            lo, hi = sentence_span(self.text, Hit(offset, offset + 1, ""))
-            if _FIGURE.search(_YEAR.sub("", self.lines[n] if shape.kind == "row" else self.text[lo:hi])):
+            if shape.kind == "row":
+                said = self.lines[n]
+            else:
+                lo, hi = sentence_span(self.text, Hit(offset, offset + 1, ""))
+                said = self.text[lo:hi]
+            if _FIGURE.search(_YEAR.sub("", said)):
                 lines.add(n)
         return frozenset(lines)
 

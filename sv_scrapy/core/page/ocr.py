@@ -177,8 +177,10 @@ def ocr_prior(prior: Prior, ocr: Mapping[str, Any], min_confidence: float) -> Pr
     weakest, complete = float(ocr.get("weakest_page", 0.0)), bool(ocr.get("complete"))
     if complete and weakest >= min_confidence:
         return prior
-    why = (f"read {ocr.get('pages_read')} of {ocr.get('pages')} page(s)" if not complete
-           else f"weakest page at confidence {weakest:.0f} < {min_confidence:g}")
+    if complete:
+        why = f"weakest page at confidence {weakest:.0f} < {min_confidence:g}"
+    else:
+        why = f"read {ocr.get('pages_read')} of {ocr.get('pages')} page(s)"
     return Prior(PDF_NO_TEXT, missing_tokens=prior.missing_tokens,
                  note=f"scan: no figure found by OCR, but OCR {why}: not evidence of absence")
 

@@ -136,8 +136,12 @@ def _read_pdf(body: bytes, limits: ReadLimits, truncated: bool, lang: str, read_
             return Reading(kind="pdf", text=ocr.text, text_method="ocr", lang=lang, note=ocr.note(), ocr=ocr.summary())
     if result.has_text:
         return Reading(kind="pdf", text=result.text, text_method=f"pdf:{result.method}", lang=lang)
-    note = (f"PDF could not be parsed ({result.error})" if result.error
-            else f"PDF with no text layer ({result.pages} page(s)): a scan?") + (f" {ocr_note}" if ocr_note else "")
+    if result.error:
+        note = f"PDF could not be parsed ({result.error})"
+    else:
+        note = f"PDF with no text layer ({result.pages} page(s)): a scan?"
+    if ocr_note:
+        note += f" {ocr_note}"
     return Reading(kind="pdf", lang=lang, pdf="no_text", note=note)
 
 

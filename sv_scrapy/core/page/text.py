@@ -269,7 +269,9 @@ def _read(root: lxml.html.HtmlElement | None, shapes: _Shapes | None) -> ShapedT
 def html_title(html: str) -> str:
     """The ``<title>``, whitespace collapsed ("" when there is none)."""
     m = _TITLE_RE.search(html[:20000])
-    return _SPACES_RE.sub(" ", lxml.html.fromstring(f"<p>{m.group(1)}</p>").text_content()).strip() if m else ""
+    if m is None:
+        return ""
+    return _SPACES_RE.sub(" ", lxml.html.fromstring(f"<p>{m.group(1)}</p>").text_content()).strip()
 
 
 _LANG_RE = re.compile(r"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*)", re.IGNORECASE)
