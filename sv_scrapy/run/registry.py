@@ -79,6 +79,8 @@ ENTRIES: tuple[Entry, ...] = (
              "addresses connected (a subclass of it, or nothing)."),
     _setting("DNS_TIMEOUT", "seconds", 60.0, "How long the run's resolver waits for one host's lookup (Scrapy's)."),
     _setting("USER_AGENT", "string", None, "Derived by the add-on from global.user_agent; read by the renderer."),
+    _setting("ROBOTSTXT_OBEY", "bool", True,
+             "Set by the add-on: robots.txt is obeyed; off, the robots middleware stands aside (Scrapy's rule)."),
     _setting("ROBOTSTXT_USER_AGENT", "string", None, "The agent robots.txt rules are matched for (default USER_AGENT)."),
     _setting("ROBOTSTXT_PARSER", "import path", "scrapy.robotstxt.ProtegoRobotParser",
              "The robots.txt parser (Scrapy's); the robots middleware builds one per host with it."),
