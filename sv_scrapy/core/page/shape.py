@@ -87,8 +87,10 @@ def shapes_from_json(kept: str, text: str) -> tuple[LineShape, ...] | None:
         if data["text"] != sha256_hex(text):
             return None
         tables = [(str(caption), tuple(str(c) for c in columns)) for caption, columns in data["tables"]]
-        table = [LineShape(str(kind), tables[t][1] if t >= 0 else (), str(row_header), tables[t][0] if t >= 0 else "")
-                 for kind, t, row_header in data["shapes"]]
+        table = []
+        for kind, t, row_header in data["shapes"]:
+            caption, columns = tables[t] if t >= 0 else ("", ())  # -1: the line is in no table
+            table.append(LineShape(str(kind), columns, str(row_header), caption))
         return tuple(table[i] for i in data["lines"])
     except (ValueError, KeyError, TypeError, IndexError):
         return None
