@@ -24,7 +24,10 @@ from .test_monitoring import metrics
 FILLER = "<p>" + "How the duty is assessed, who pays it and when it falls due. " * 6 + "</p>"
 SITE = "https://www.impots.gouv.fr"
 NOW = "2026-06-15T03:00:00Z"
-FLOOR_MS = 300
+# the archive's floor, scaled down: its value does not matter, only that it is kept, and 150 ms stays three
+# times the default floor (FAST_LIVENESS's 50 ms), which a lost override would show; a cold audit makes some 30
+# archive requests one after another, so each 100 ms here is 3 s of the module's first audit
+FLOOR_MS = 150
 # the archive's pace as the operator configured it; short timeouts and one retry (max_retries counts the
 # first try) keep the test quick
 LIVENESS: dict[str, Any] = {**FAST_LIVENESS,
@@ -99,9 +102,11 @@ def audit(tmp: Path, web: MockWeb, config: Path, out: str, now: str = NOW) -> tu
     return json.loads((tmp / out / "audit" / "audit.json").read_text(encoding="utf-8")), result.stdout
 
 
-# One mock web (and Wayback) for the module's four audits, run in this order: cold, warm (the same output),
-# archive off, max_lookups 2. A fixture each, each after the one before, so that a test reading only the cold
-# audit (the timing tests, run in make test's `pacing` pass) costs one audit.
+# One mock web (and Wayback) for the module's audits, run in this order: cold, warm (the same output), next
+# month's (over a copy of the store). A fixture each, each after the one before, so that a test reading only the
+# cold audit (the timing tests, run in make test's `pacing` pass) costs one audit. The audits that need no store
+# of this chain (archive off, max_lookups 2, one claim's months) are tests/test_archive_alone.py's: another file,
+# so that pytest-xdist (--dist loadfile) runs them beside this one's, not after.
 @pytest.fixture(scope="module")
 def archive_web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, MockWeb]]:
     tmp = tmp_path_factory.mktemp("archive")
@@ -124,31 +129,12 @@ def cold(archive_web: tuple[Path, MockWeb]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def warm(archive_web: tuple[Path, MockWeb], cold: dict[str, Any]) -> dict[str, Any]:
+def runs(archive_web: tuple[Path, MockWeb], cold: dict[str, Any]) -> dict[str, Any]:
     tmp, web = archive_web
     warm_doc, _ = audit(tmp, web, cold["config"], "out")
     warm_log = list(web.log)
     web.clear_log()
-    return {"warm": warm_doc, "warm_log": warm_log}
-
-
-@pytest.fixture(scope="module")
-def off(archive_web: tuple[Path, MockWeb], warm: dict[str, Any]) -> dict[str, Any]:
-    tmp, web = archive_web
-    config_off = make_config(tmp / "config-off", liveness=LIVENESS, source_verify={"archive": {"enabled": False}})
-    off_doc, _ = audit(tmp, web, config_off, "out-off")
-    off_log = list(web.log)
-    web.clear_log()
-    return {"off": off_doc, "off_log": off_log}
-
-
-@pytest.fixture(scope="module")
-def runs(archive_web: tuple[Path, MockWeb], cold: dict[str, Any], warm: dict[str, Any],
-         off: dict[str, Any]) -> dict[str, Any]:
-    tmp, web = archive_web
-    two = make_config(tmp / "config-two", liveness=LIVENESS, source_verify={"archive": {"max_lookups": 2}})
-    two_doc, _ = audit(tmp, web, two, "out-two")
-    return {**cold, **warm, **off, "two": two_doc, "store": tmp / "out" / "store"}
+    return {**cold, "warm": warm_doc, "warm_log": warm_log, "store": tmp / "out" / "store"}
 
 
 def by_path(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -279,42 +265,11 @@ def test_a_failed_lookup_is_asked_again_from_its_date(archive_web: tuple[Path, M
     assert "asked again from" not in by_path(doc)["malformed"]["then_now"]["line"]
 
 
-def test_disabled_asks_nothing_and_says_nothing(runs: dict[str, Any]) -> None:
-    assert archive_entries(runs["off_log"]) == []
-    assert all(i["then"] is None and i["then_now"] is None for i in runs["off"]["items"])
-
-
 def test_the_store_keeps_answers_by_hash_in_format_3_and_later(runs: dict[str, Any]) -> None:
     store: Path = runs["store"]
     assert json.loads((store / "FORMAT.json").read_text())["format"] >= 3
     names = [p.name for p in (store / "archive").rglob("*.json")]
     assert names and all(len(n) == len("0" * 40 + ".json") for n in names)
-
-
-# -- a claim flagged while its figure is still on the page: present now, nothing to add ----------------------
-def test_a_flagged_claim_present_now_adds_nothing(tmp_path: Path) -> None:
-    """The page changes after Last verified and keeps the figure: stale_changed once the change
-    settles (third audit), looked up then, and the verdict is ``present_now`` with no line."""
-    write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md":
-                                       f"# France\n\n**Last verified**: 2026-05-20\n\n## Tax\n\n"
-                                       f"- Duty 3.3 % ([p]({url('present')}))\n"})
-    config = make_config(tmp_path / "config", liveness=LIVENESS, source_verify=ON)
-    with MockWeb() as web:
-        wayback = MockWayback(web)
-        wayback.add(url("present"), MockCapture("20260505000000", page("3,3 %")))
-        docs, archive_asks = [], []
-        updated = page("3,3 %").replace("</h1>", "</h1><p>Mis à jour en juillet.</p>")
-        for month, body in ((6, page("3,3 %")), (7, updated), (8, updated)):
-            web.route(url("present"), Route(body=body))
-            web.clear_log()
-            doc, _ = audit(tmp_path, web, config, "out", now=f"2026-{month:02d}-15T03:00:00Z")
-            docs.append(doc["items"][0])
-            archive_asks.append(len(archive_entries(web.log)))
-    assert [(d["content_changed"], d["in_flux"], d["stale_changed"]) for d in docs] == [
-        (False, False, False), (False, True, False), (True, False, True)]
-    assert archive_asks[:2] == [0, 0] and archive_asks[2] > 0  # asked only once flagged
-    assert docs[2]["then"]["prior"] == "TOKENS_PRESENT"
-    assert docs[2]["then_now"] == {"verdict": "present_now", "line": ""}
 
 
 # -- scrapy verify: the then-excerpt beside the now-excerpt ----------------------------------------------------
@@ -365,28 +320,3 @@ def test_the_reports_show_the_one_line_escaped(runs: dict[str, Any]) -> None:
     block = claim_block(items["changed"])
     assert "🕰️ changed since verified" in block and "— then: “" in block and "5,81" in block.split("— then:")[1]
     assert f"<{HOST}/web/20260401000000/{url('dead')}>" in _row_now(items["dead"])
-
-
-def test_max_lookups_bounds_the_claims_asked_about(runs: dict[str, Any]) -> None:
-    doc = runs["two"]
-    asked = [i for i in doc["items"] if i["then"] is not None]
-    assert len(asked) == 2 and doc["stats"]["archive"]["skipped"] == 9
-    # the most urgent first (the sampling priority; ties by id)
-    flagged = sorted((i for i in doc["items"] if i["prior"] != "TOKENS_PRESENT"), key=lambda i: (-i["priority"], i["id"]))
-    assert {i["id"] for i in asked} == {i["id"] for i in flagged[:2]}
-
-
-def test_the_archives_robots_txt_is_obeyed(tmp_path: Path) -> None:
-    write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": "# France\n\n**Last verified**: 2026-05-20\n\n"
-                                                                   f"## Tax\n\n- Duty 7.25 % ([n]({url('never')}))\n"})
-    config = make_config(tmp_path / "config", liveness=LIVENESS, source_verify=ON)
-    with MockWeb() as web:
-        wayback = MockWayback(web)
-        wayback.add(url("never"), MockCapture("20260510000000", page("7,25 %")))
-        web.route(f"{HOST}/robots.txt", Route(body="User-agent: *\nDisallow: /cdx/\n", content_type="text/plain"))
-        web.route(url("never"), Route(body=page()))
-        doc, _ = audit(tmp_path, web, config, "out")
-        asked = [e.url for e in archive_entries(web.log)]
-    assert asked == [f"{HOST}/robots.txt"]
-    assert doc["items"][0]["then_now"] == {"verdict": "archive_unavailable",
-                                           "line": "archive unavailable: robots.txt disallows this URL"}
