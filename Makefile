@@ -20,36 +20,48 @@ $(DEPS_STAMP): requirements.txt requirements-dev.txt requirements-docs.txt | $(B
 system-deps:
 	@tools/install-system-deps.sh
 
+LINT_RUN = $(BIN)/ruff check sv_scrapy testing tests bench tools docs && $(BIN)/mypy
 lint: install
-	$(BIN)/ruff check sv_scrapy testing tests bench tools docs
-	$(BIN)/mypy
+	$(LINT_RUN)
 
 # the docs (docs/, Sphinx + MyST), read afresh (-E: the reference comes from the code, not only the
 # pages), every warning an error (-nW: a broken reference, an undocumented option, setting or field),
 # nothing fetched; then a check of the internal links only
 DOCS_OUT := _local/docs
 # (the link check reads the pages the html build has just read: their doctrees, not the sources again)
-docs: install
-	$(BIN)/sphinx-build -E -nW --keep-going -q -b html -d $(DOCS_OUT)/doctrees docs $(DOCS_OUT)/html
+DOCS_RUN = $(BIN)/sphinx-build -E -nW --keep-going -q -b html -d $(DOCS_OUT)/doctrees docs $(DOCS_OUT)/html && \
 	$(BIN)/sphinx-build -nW --keep-going -q -b linkcheck -d $(DOCS_OUT)/doctrees -D linkcheck_ignore='https?://.*' \
 		docs $(DOCS_OUT)/linkcheck
+docs: install
+	$(DOCS_RUN)
 
-# lint and the docs first, side by side (mypy and Sphinx take a core each); then three passes, all
-# always run, each test in exactly one (tests/test_makefile.py): the inner loop
+# three passes, all always run, each test in exactly one (tests/test_makefile.py): the inner loop
 # (make test-fast's selection, its wall time printed for the log), then the tests that drive a process,
 # a browser, tesseract or scrapyd on 4 workers (pytest-xdist, a file's tests on one worker so that a
-# module's fixtures run once; they mostly wait on processes starting and the mock web's floors), then
-# the tests a loaded machine could fail (marker `pacing`) alone on the machine
+# module's fixtures run once; they mostly wait on processes starting and the mock web's floors) with lint
+# and the docs beside them (mypy and Sphinx take a core each of what that pass leaves idle; their output
+# is held in _local/checks and printed after it), then the tests a loaded machine could fail (marker
+# `pacing`) alone on the machine. A failed lint or docs build fails make test, after the passes.
 SLOW_MARKERS := not pacing and (subprocess or browser or ocr or scrapyd)
 SLOW_PYTEST = $(BIN)/python -m pytest -W error -q -n 4 --dist loadfile -m "$(SLOW_MARKERS)"
 PACING_PYTEST = $(BIN)/python -m pytest -W error -q -m pacing
+CHECKS_LOG := _local/checks
 test: install
-	$(MAKE) --no-print-directory -j2 --output-sync=target lint docs
 	status=0; \
 	started=$$(date +%s); \
 	$(FAST_PYTEST) || status=$$?; \
 	echo "make test-fast: $$(( $$(date +%s) - started )) s wall, load average $$(cut -d' ' -f1 /proc/loadavg)"; \
+	mkdir -p $(CHECKS_LOG); \
+	started=$$(date +%s); \
+	{ $(LINT_RUN); } > $(CHECKS_LOG)/lint.log 2>&1 & lint=$$!; \
+	{ $(DOCS_RUN); } > $(CHECKS_LOG)/docs.log 2>&1 & docs=$$!; \
 	$(SLOW_PYTEST) || status=$$?; \
+	echo "the slow pass: $$(( $$(date +%s) - started )) s wall, lint and the docs beside it"; \
+	for check in lint docs; do \
+		wait $${!check} || { status=$$?; echo "make $$check failed:"; }; \
+		cat $(CHECKS_LOG)/$$check.log; \
+	done; \
+	echo "lint and the docs: $$(( $$(date +%s) - started )) s wall from the slow pass's start"; \
 	$(PACING_PYTEST) || status=$$?; \
 	exit $$status
 
