@@ -11,7 +11,9 @@
 2. **Scale**: N synthetic URLs over M hosts (half government), no browser; the shipped
    config with the global cap raised to ``--scale-rps`` so the bound is minutes, not hours.
    Prints wall ÷ bound (goal ≤ 1.05), the crawl's peak RSS (goal ≤ 300 MB; ≤ 400 MB at
-   100,000 URLs) and the most threads the mock web's process had (goal ≤ 16). ``--rss-every S``
+   100,000 URLs), the most threads the mock web's process had (goal ≤ 16), and the CPU each
+   side spent a request with the connections the crawl opened (a crawl that needs most of a
+   core at the pace cannot keep it on a 2-core machine that also runs the mock web). ``--rss-every S``
    prints the crawl's RSS (and its open files: mostly kept-alive connections) every S seconds
    as it runs; ``--stop-after S`` kills the crawl after S seconds and prints the most RSS seen
    (memory levels off within minutes; the whole run at 100,000 URLs takes 20 or more).
@@ -28,6 +30,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import signal
 import sys
 import tempfile
@@ -132,6 +135,19 @@ class ThreadPeak:
         self._sampler.join()
 
 
+def thread_cpu_seconds(name: str) -> float:
+    """CPU seconds (user + system) of this process's thread called ``name``, by the kernel's count."""
+    found = next(t for t in threading.enumerate() if t.name == name)
+    fields = Path(f"/proc/self/task/{found.native_id}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process's children that have ended."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def _status(pid: int) -> dict[str, str]:
     try:
         lines = Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines()
@@ -206,9 +222,11 @@ def scale(urls: int, hosts: int, rps: float, seed: int = 9, profile: str = "", r
                              source_verify={"extraction": {"primary_only": False}})
         # --profile: the crawl under cProfile (where each page's time goes; the wall is then not the figure)
         launcher = [sys.executable, "-m", "cProfile", "-o", profile, SCRAPY] if profile else None
+        crawl_cpu, web_cpu = children_cpu_seconds(), thread_cpu_seconds("mockweb")
         with ThreadPeak() as threads, CrawlWatch(rss_every, stop_after) as watch:
             result = crawl("audit", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
                            timeout=7200, settings={"SV_RENDER_ENABLED": "0"}, launcher=launcher)
+        crawl_cpu, web_cpu = children_cpu_seconds() - crawl_cpu, thread_cpu_seconds("mockweb") - web_cpu
         log = list(web.log)
         if watch.stopped:
             print(f"scale: {urls} URLs over {hosts} hosts, stopped after {stop_after:g} s "
@@ -229,6 +247,10 @@ def scale(urls: int, hosts: int, rps: float, seed: int = 9, profile: str = "", r
     print(f"  peak RSS of the crawl process: {own_peak:.0f} MB (goal ≤ {300 if urls <= 20_000 else 400} MB; "
           f"{watch.peak_mb:.0f} MB sampled each second)")
     print(f"  the mock web's process: at most {threads.peak} threads (goal ≤ 16)")
+    opened = sum(1 for e in log if e.method == "CONNECT")
+    print(f"  CPU a request: the crawl {1000 * crawl_cpu / requests:.1f} ms (start-up and finish included; "
+          f"{crawl_cpu / span(log):.2f} of a core over the span), the mock web {1000 * web_cpu / requests:.1f} ms; "
+          f"{opened} connections opened ({opened / requests:.2f} a request)")
 
 
 def main() -> int:
