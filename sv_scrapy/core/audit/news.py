@@ -29,8 +29,10 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from sv_scrapy.core.audit.outcomes import KeptOutcomes
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.page.fetchstatus import DEAD
 from sv_scrapy.core.page.prefilter import SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT, WEAK_MATCH
@@ -120,7 +122,7 @@ class Transitions:
     previous outcome whose id is gone may have moved to a new line)."""
 
     def __init__(self, previous: Mapping[str, Mapping[str, Any]], audited_scopes: Iterable[str],
-                 ids: Collection[str]) -> None:
+                 ids: Collection[str], spool_dir: Path | None = None) -> None:
         self.previous = previous
         self.by_fp: dict[str, list[str]] = {}
         for cid, out in previous.items():
@@ -128,7 +130,7 @@ class Transitions:
                 self.by_fp.setdefault(str(out.get("fp", "")), []).append(cid)
         self.scopes_before = set(audited_scopes)
         self.audited_now: set[Any] = set()
-        self.outcomes: dict[str, dict[str, Any]] = {}
+        self.outcomes = KeptOutcomes(spool_dir)  # on disk until the store writes them
 
     def apply(self, item: ClaimRecord) -> None:
         """Set ``previous_prior``, ``transition``, ``transition_pending`` and ``proposal_new``."""
@@ -141,20 +143,21 @@ class Transitions:
         proposed = str((item.get("proposed_source") or {}).get("url") or "")
         outcome["proposed"] = proposed
         item["proposal_new"] = bool(proposed and prev is not None and str(prev.get("proposed") or "") != proposed)
-        self.outcomes[item["id"]] = shared_values(outcome)
+        self.outcomes.add(item["id"], outcome)  # each claim once: ids are unique
         self.audited_now.add(item.get("scope"))
 
-    def kept(self) -> dict[str, dict[str, Any]]:
+    def kept(self) -> KeptOutcomes:
         """The outcomes to keep: this audit's, plus the kept ones of scopes it did not audit."""
         kept = self.outcomes
         for cid, out in self.previous.items():
-            if cid not in kept and out.get("scope") not in self.audited_now:
-                kept[cid] = dict(out)  # a scope this audit did not cover keeps its outcomes
+            # the scope first: asking the spool by id reads its index, which a whole audit never needs
+            if out.get("scope") not in self.audited_now and cid not in kept:
+                kept.add(cid, dict(out))  # a scope this audit did not cover keeps its outcomes
         return kept
 
 
 def apply_transitions(items: Sequence[ClaimRecord], previous: Mapping[str, Mapping[str, Any]],
-                      audited_scopes: Iterable[str]) -> dict[str, dict[str, Any]]:
+                      audited_scopes: Iterable[str]) -> KeptOutcomes:
     """Set ``previous_prior``, ``transition`` and ``transition_pending`` on every item; return
     the outcomes to keep: this audit's, plus the kept ones of scopes it did not audit."""
     transitions = Transitions(previous, audited_scopes, {i["id"] for i in items})

@@ -21,7 +21,7 @@ review that matches no claim is **orphaned**: listed, never an error. Pure: no f
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -241,7 +241,7 @@ def apply_reviews(items: Sequence[ClaimRecord], reviews: Sequence[Review], today
     return applied
 
 
-def remember_expired(kept: dict[str, dict[str, Any]], items: Iterable[ClaimRecord],
+def remember_expired(kept: MutableMapping[str, dict[str, Any]], items: Iterable[ClaimRecord],
                      reviews: Sequence[Review], today: date) -> None:
     """Note in each claim's kept outcome the expired reviews already reported, so an expired
     review is news once."""
@@ -253,7 +253,7 @@ def remember_expired(kept: dict[str, dict[str, Any]], items: Iterable[ClaimRecor
             marks.setdefault(str(item["id"]), []).append(_expiry_mark(review))
     for cid, found in marks.items():
         if cid in kept:
-            kept[cid][_REMEMBERED] = sorted(found)
+            kept[cid] = {**kept[cid], _REMEMBERED: sorted(found)}  # set again: a spooled outcome is a copy
 
 
 def quiet(item: ClaimRecord) -> bool:

@@ -37,7 +37,7 @@ import json
 import logging
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from dataclasses import fields as dataclass_fields
 from pathlib import Path
@@ -45,6 +45,7 @@ from typing import Any, TypeVar
 
 from sv_scrapy.core.atomic import write_bytes, write_json, write_text
 from sv_scrapy.core.audit.news import shared_values
+from sv_scrapy.core.audit.outcomes import as_json_object
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.clock import Clock
 from sv_scrapy.core.digest import sha256_hex
@@ -322,8 +323,9 @@ class ContentStore:
         kept = {cid: shared_values(out) if isinstance(out, dict) else out for cid, out in outcomes.items()}
         return kept, (scopes if isinstance(scopes, dict) else {})
 
-    def save_claim_outcomes(self, outcomes: dict[str, dict[str, Any]], scopes: dict[str, str]) -> None:
-        write_json(self.root / "claims.json", {"version": 1, "scopes": scopes, "outcomes": outcomes})
+    def save_claim_outcomes(self, outcomes: Mapping[str, Mapping[str, Any]], scopes: dict[str, str]) -> None:
+        """Streamed from the finish's spool (``core.audit.outcomes``), never held whole."""
+        write_json(self.root / "claims.json", {"version": 1, "scopes": scopes, "outcomes": as_json_object(outcomes)})
 
     def history(self) -> list[dict[str, Any]]:
         """Each finished audit's counts, oldest first."""

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from sv_scrapy.core.audit.news import Transitions
+from sv_scrapy.core.audit.outcomes import KeptOutcomes
 from sv_scrapy.core.claims.claims import Claim
 from sv_scrapy.core.claims.record import ClaimRecord
 from sv_scrapy.core.claims.sampling import score
@@ -56,8 +58,8 @@ class Enricher:
 
     def __init__(self, *, previous: Mapping[str, Mapping[str, Any]], audited_scopes: Iterable[str],
                  ids: Collection[str], links: SourceLinks, kinds: Mapping[str, str], weights: Mapping[str, float],
-                 as_of: date) -> None:
-        self.transitions = Transitions(previous, audited_scopes, ids)
+                 as_of: date, spool_dir: Path | None = None) -> None:
+        self.transitions = Transitions(previous, audited_scopes, ids, spool_dir)
         self.links, self.kinds, self.weights, self.as_of = links, kinds, weights, as_of
 
     def apply(self, item: ClaimRecord) -> None:
@@ -70,7 +72,7 @@ class Enricher:
         # after priority, where the document has always had them
         item["page_excerpt"], item["page_hint"] = item.pop("page_excerpt", ""), item.pop("page_hint", "")
 
-    def kept(self) -> dict[str, dict[str, Any]]:
+    def kept(self) -> KeptOutcomes:
         """The per-claim outcomes to keep for the next audit (``core.audit.news.Transitions.kept``)."""
         return self.transitions.kept()
 

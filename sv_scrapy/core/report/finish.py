@@ -17,6 +17,7 @@ from sv_scrapy.core.audit import history
 from sv_scrapy.core.audit.archive.thennow import apply as apply_then_now
 from sv_scrapy.core.audit.archive.thennow import by_verdict
 from sv_scrapy.core.audit.news import fingerprint, news
+from sv_scrapy.core.audit.outcomes import KeptOutcomes
 from sv_scrapy.core.audit.reviewfile import Review
 from sv_scrapy.core.audit.reviews import apply_reviews, open_findings, remember_expired
 from sv_scrapy.core.audit.spool import SpooledItems
@@ -76,7 +77,7 @@ class AuditFinish:
     doc: dict[str, Any]  # audit.json
     reports: dict[str, str]  # file name -> text: report.md, report.html, issue.md
     output_lines: list[str]  # $GITHUB_OUTPUT (with ci=1)
-    kept: dict[str, dict[str, Any]]  # each claim's outcome, for next month's news
+    kept: KeptOutcomes  # each claim's outcome, for next month's news (on disk until the store writes it)
     scopes: dict[str, str]
     history: list[dict[str, Any]]
     summary: str  # the console's lines
@@ -123,7 +124,7 @@ def finish_audit(given: AuditInputs) -> AuditFinish:
     ids = set(given.claim_ids) if given.claim_ids is not None else {c["id"] for c in given.claims}
     enricher = Enricher(previous=given.previous, audited_scopes=given.scopes, ids=ids,
                         links=given.links, kinds={u: str(v.get("kind") or "") for u, v in given.urls.items()},
-                        weights=given.weights, as_of=today)
+                        weights=given.weights, as_of=today, spool_dir=given.spool_dir)
     roots = root_rows(given.linter_rows)
     review_keys = {r.key for r in given.reviews}
     named = {r.claim for r in given.reviews} | {str(r["id"]) for r in roots}
