@@ -132,17 +132,21 @@ class SpooledItems(list[ClaimRecord]):
     def __init__(self, folder: Path | None = None) -> None:
         super().__init__()
         self._spool = Spool(folder)
-        self._places: list[int | ClaimRecord] = []  # a spooled record's number, or the held record
+        # a spooled record's number, or -1 - i for the i-th held record: 8 bytes a claim, where a
+        # list of ints was ~40 (an int object each)
+        self._places = array("q")
+        self._held: list[ClaimRecord] = []
 
     def spool(self, item: ClaimRecord) -> None:
         self._places.append(self._spool.add(item))
 
     def hold(self, item: ClaimRecord) -> None:
-        self._places.append(item)
+        self._places.append(-1 - len(self._held))
+        self._held.append(item)
 
     def _read(self, k: int) -> ClaimRecord:
         place = self._places[k]
-        return self._spool.record(place) if isinstance(place, int) else place
+        return self._spool.record(place) if place >= 0 else self._held[-1 - place]
 
     def __len__(self) -> int:
         return len(self._places)

@@ -57,16 +57,18 @@ class Enricher:
     ``ids`` are every claim id of the audit."""
 
     def __init__(self, *, previous: Mapping[str, Mapping[str, Any]], audited_scopes: Iterable[str],
-                 ids: Collection[str], links: SourceLinks, kinds: Mapping[str, str], weights: Mapping[str, float],
-                 as_of: date, spool_dir: Path | None = None) -> None:
+                 ids: Collection[str], links: SourceLinks, pages: Mapping[str, Mapping[str, Any]],
+                 weights: Mapping[str, float], as_of: date, spool_dir: Path | None = None) -> None:
         self.transitions = Transitions(previous, audited_scopes, ids, spool_dir)
-        self.links, self.kinds, self.weights, self.as_of = links, kinds, weights, as_of
+        # url -> what the counts keep of its page (its kind read when a claim asks: no copy a URL)
+        self.links, self.pages, self.weights, self.as_of = links, pages, weights, as_of
 
     def apply(self, item: ClaimRecord) -> None:
         self.transitions.apply(item)
         detail = str(item.get("text_method") or "")
         item["text_method_detail"] = detail
-        item["text_method"] = text_method(detail, self.kinds.get(item["source_url"], ""), bool(item.get("rendered")))
+        kind = str((self.pages.get(item["source_url"]) or {}).get("kind") or "")
+        item["text_method"] = text_method(detail, kind, bool(item.get("rendered")))
         item["source_line_url"] = self.links.url(str(item.get("file") or ""), int(item["line_no"]))
         item["priority"] = priority(item, self.weights, self.as_of)
         # after priority, where the document has always had them

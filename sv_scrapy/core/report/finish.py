@@ -121,9 +121,10 @@ def finish_audit(given: AuditInputs) -> AuditFinish:
     (``core.audit.spool``); only the claims a report may list stay in memory. A claim a
     review may be about is finished last, once every claim is known (a review follows a moved line)."""
     today = datetime.fromisoformat(given.generated_at).date()
-    ids = set(given.claim_ids) if given.claim_ids is not None else {c["id"] for c in given.claims}
-    enricher = Enricher(previous=given.previous, audited_scopes=given.scopes, ids=ids,
-                        links=given.links, kinds={u: str(v.get("kind") or "") for u, v in given.urls.items()},
+    # every id, to tell a previous outcome whose claim is gone (moved lines): none to tell on a first audit
+    ids = (set(given.claim_ids) if given.claim_ids is not None else {c["id"] for c in given.claims}
+           ) if given.previous else set()
+    enricher = Enricher(previous=given.previous, audited_scopes=given.scopes, ids=ids, links=given.links, pages=given.urls,
                         weights=given.weights, as_of=today, spool_dir=given.spool_dir)
     roots = root_rows(given.linter_rows)
     review_keys = {r.key for r in given.reviews}
