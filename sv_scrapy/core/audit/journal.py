@@ -58,13 +58,25 @@ class JournalRecords(Mapping[str, ClaimRecord]):
     whose page this run did not journal has none."""
 
     def __init__(self, store: ContentStore, run_id: str, claims: Sequence[ClaimRecord]) -> None:
-        self.store, self.run_id = store, run_id
-        self.urls = {str(c["id"]): str(c["source_url"]) for c in claims}
+        self.store, self.run_id, self.claims = store, run_id, claims
+        # where the next id is looked for: the finish and the part file ask in the claims' order,
+        # so an id is found at once, with no id -> URL index (a dict entry a claim, ~50 bytes)
+        self._next = 0
         # the records of the URLs read last: a URL's claims come in corpus order, most of them
         # together but some files apart (17 of the slice's 104 claims came back to a URL read
         # before), and each return was one more read of its entry. Bounded, so the finish never
         # holds more than a few pages' records.
         self._recent: OrderedDict[str, dict[str, ClaimRecord]] = OrderedDict()
+
+    def _url(self, claim_id: str) -> str:
+        """The claim's URL, looked for from where the last one was found, around the claims once."""
+        n = len(self.claims)
+        for step in range(n):
+            k = (self._next + step) % n
+            if self.claims[k]["id"] == claim_id:
+                self._next = k + 1
+                return str(self.claims[k]["source_url"])
+        raise KeyError(claim_id)
 
     def _records(self, url: str) -> dict[str, ClaimRecord]:
         found = self._recent.get(url)
@@ -78,10 +90,10 @@ class JournalRecords(Mapping[str, ClaimRecord]):
         return found
 
     def __getitem__(self, claim_id: str) -> ClaimRecord:
-        return self._records(self.urls[claim_id])[claim_id]
+        return self._records(self._url(claim_id))[claim_id]
 
     def __iter__(self) -> Iterator[str]:
-        return (cid for cid, url in self.urls.items() if cid in self._records(url))
+        return (str(c["id"]) for c in self.claims if str(c["id"]) in self._records(str(c["source_url"])))
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
