@@ -42,13 +42,16 @@ class AuditExportPipeline(ExportPipeline):
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
         self.urls: dict[str, dict[str, Any]] = {}  # what the counts need of each page
+        # equal ones are one shared dict (a few hundred distinct among 100,000 pages): held for the
+        # whole crawl, a dict a page was ~185 bytes (~18 MB at 100,000); never changed once made
+        self._shared: dict[tuple[Any, ...], dict[str, Any]] = {}
 
     def process_item(self, item: Any) -> Any:
         page = page_of(item)
         outcome = page.judged()
-        self.urls[page.url] = {"fetch_status": outcome.fetch_status, "kind": page.reading.kind, "note": outcome.note,
-                                  "not_modified": page.fetched.http_status == 304
-                                  or any(r.get("not_modified") for r in outcome.records)}
+        counted = {"fetch_status": outcome.fetch_status, "kind": page.reading.kind, "note": outcome.note,
+                   "not_modified": page.fetched.http_status == 304 or any(r.get("not_modified") for r in outcome.records)}
+        self.urls[page.url] = self._shared.setdefault(tuple(counted.values()), counted)
         return item  # its records are in the journal (pipelines.store), read back at the finish
 
     def export(self, spider: Spider, run: Run, reason: str) -> None:
