@@ -92,3 +92,20 @@ def test_the_finish_holds_a_few_bytes_a_claim(tmp_path: Path, audit: str) -> Non
     assert len(written["items"]) == LARGE and written["items"][-1]["excerpts"]  # every record, whole
     kept = json.loads((tmp_path / f"out{LARGE}" / "store" / "claims.json").read_text(encoding="utf-8"))
     assert len(kept["outcomes"]) == LARGE  # every outcome
+
+
+def test_the_last_audits_outcomes_are_decoded_once(tmp_path: Path) -> None:
+    """An audit after the first reads every claim's kept outcome (``ContentStore.claim_outcomes``):
+    its peak is the file's text and one dict an outcome, not a second dict of each made after."""
+    store = ContentStore(tmp_path / "store")
+    store.save_claim_outcomes({c["id"]: {"prior": "TOKENS_PRESENT", "fetch_status": "OK", "scope": "fr",
+                                         "fp": f"{i:016x}", "baseline": "TOKENS_PRESENT", "pending": "", "proposed": ""}
+                               for i, c in enumerate(claim(i) for i in range(LARGE))}, {"fr": NOW})
+    tracemalloc.start()
+    try:
+        outcomes, _ = store.claim_outcomes()
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(outcomes) == LARGE and outcomes["fr:2:00000000"]["fp"] == f"{0:016x}"
+    assert peak < 1.9 * held, f"peak {peak / held:.2f}× what is held"  # ~1.65×; a second dict of each: ~2.2×
