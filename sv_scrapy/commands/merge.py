@@ -103,7 +103,7 @@ class Command(SvCommand, ScrapyCommand):
         building = build_merged_store(base, [(p.store, set(p.doc.urls) | p.doc.cited) for p in judgement.merged if p.doc],
                                       out / "store")
         store = ContentStore(building, rt.clock)
-        store.save_claim_outcomes({**unaudited, **done.kept}, done.scopes)
+        store.save_claim_outcomes({**unaudited, **dict(done.kept.items())}, done.scopes)  # read in order, not by id
         store.save_history(done.history)
         store.save_joined_sites(judgement.joined_now())
         write_json(building / "run.json", {

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.audit.outcomes import KeptOutcomes, as_json_object
+from sv_scrapy.core.audit.spool import Spool
 
 
 def test_kept_outcomes_are_a_mapping_in_the_order_added(tmp_path: Path) -> None:
@@ -27,3 +28,11 @@ def test_kept_outcomes_are_a_mapping_in_the_order_added(tmp_path: Path) -> None:
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
     write_json(tmp_path / "empty.json", {"outcomes": as_json_object(KeptOutcomes(tmp_path))})
     assert json.loads((tmp_path / "empty.json").read_text(encoding="utf-8")) == {"outcomes": {}}
+
+
+def test_a_spool_reads_its_values_back_in_blocks(tmp_path: Path) -> None:
+    spool = Spool(tmp_path)
+    values = [{"n": i, "text": "line\nbreak " * (i % 5)} for i in range(40)]
+    for value in values:
+        spool.add(value)
+    assert list(spool.values(block=120)) == values == list(spool.values())  # many blocks, one block

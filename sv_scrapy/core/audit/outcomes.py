@@ -40,7 +40,7 @@ class KeptOutcomes(MutableMapping[str, Outcome]):
 
     def _lines(self) -> dict[str, int]:
         if self._index is None:
-            self._index = {self._spool.get(k)[0]: k for k in range(len(self))}
+            self._index = {claim_id: k for k, (claim_id, _) in enumerate(self._spool.values())}
         return self._index
 
     def __getitem__(self, claim_id: str) -> Outcome:
@@ -73,13 +73,14 @@ class KeptOutcomes(MutableMapping[str, Outcome]):
 
 
 class _Lines(ItemsView[str, Outcome]):
-    """(id, outcome) read from the spool in order: one read of each line, not a lookup by id."""
+    """(id, outcome) read from the spool in order, a block at a time: not a lookup by id."""
 
     _mapping: KeptOutcomes
 
     def __iter__(self) -> Iterator[tuple[str, Outcome]]:
         kept = self._mapping
-        return (kept._line(k) for k in range(len(kept)))
+        for k, (claim_id, outcome) in enumerate(kept._spool.values()):
+            yield claim_id, kept._replaced.get(k, outcome)
 
 
 class _JsonObject(dict[str, Any]):
