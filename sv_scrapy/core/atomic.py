@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from sv_scrapy.core.errors import OutputError
+from sv_scrapy.core.indentjson import iterencode
 
 
 @contextmanager
@@ -58,14 +58,15 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
 def write_json(path: str | os.PathLike[str], data: Any) -> Path:
     """Serialise ``data`` as indented UTF-8 JSON and write it atomically.
 
-    Streamed to the temp file (``json.dump`` encodes piece by piece): an audit of 10,000
-    claims never holds its whole JSON text, and that text's bytes, in memory at once. Indented,
-    ``json`` encodes in Python, which iterates a list subclass as it iterates itself: an audit's
-    items are read from disk as they are written (``core.audit.spool.SpooledItems``; the C
-    encoder, used without ``indent``, would read the subclass's empty storage instead).
+    Streamed to the temp file (``core.indentjson`` encodes piece by piece, ``json.dump``'s
+    bytes): an audit of 10,000 claims never holds its whole JSON text, and that text's bytes, in
+    memory at once. It iterates a list subclass as it iterates itself: an audit's items are read
+    from disk as they are written (``core.audit.spool.SpooledItems``; ``json``'s C encoder, used
+    without ``indent``, would read the subclass's empty storage instead).
     """
     with _replacing(path) as fh:
-        json.dump(data, fh, indent=2, ensure_ascii=False)
+        for piece in iterencode(data):
+            fh.write(piece)
         fh.write("\n")
     return Path(path)
 
