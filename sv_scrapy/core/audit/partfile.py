@@ -28,6 +28,7 @@ PART_FILE = "part.json"
 VERSION = 2
 READ_VERSIONS = (1, 2)
 LISTS, MAPS = ("corpus", "claims"), ("records", "urls")  # the large members, one line per element
+_KEYS = json.JSONDecoder()  # a member's key, read off the front of its line
 
 
 def _dumps(value: Any) -> str:
@@ -82,14 +83,18 @@ class PartData:
     def __getitem__(self, key: str) -> Any:
         return self.head[key]
 
-    def add_record(self, claim_id: str, record: Any) -> None:
-        self.records[str(claim_id)] = (self.spool, self.spool.add(record))
+    def add_record(self, claim_id: str, record: Any, encoded: str | None = None) -> None:
+        """``record``; ``encoded``: its JSON text as read, spooled as it is."""
+        number = self.spool.add(record) if encoded is None else self.spool.add_encoded(encoded)
+        self.records[str(claim_id)] = (self.spool, number)
         cited, landed = str(record.get("source_host", "")), urlsplit(str(record.get("final_url") or "")).hostname or ""
         if cited and landed:
             self.hops.append((cited, landed))
 
-    def add_claim(self, claim: Any, hosts: dict[str, None]) -> None:
-        self.claims[str(claim["id"])] = (self.spool, self.spool.add(claim))
+    def add_claim(self, claim: Any, hosts: dict[str, None], encoded: str | None = None) -> None:
+        """``claim`` (its host into ``hosts``); ``encoded``: its JSON text as read, spooled as it is."""
+        number = self.spool.add(claim) if encoded is None else self.spool.add_encoded(encoded)
+        self.claims[str(claim["id"])] = (self.spool, number)
         hosts[str(claim.get("source_host", ""))] = None
         self.cited.add(str(claim.get("source_url", "")))
 
@@ -121,6 +126,15 @@ def read_part_file(path: Path, spool: Spool) -> PartData | None:
     return data
 
 
+def _member(line: str) -> tuple[str, str]:
+    """A member's line (``"key": value``) -> its key and its value's JSON text (``ValueError``
+    when it is no member: the text after the key is checked by whoever decodes it)."""
+    key, end = _KEYS.raw_decode(line) if line.startswith('"') else (None, 0)
+    if not isinstance(key, str) or line[end:end + 2] != ": ":
+        raise ValueError(f"not a member of a part file: {line[:40]!r}")
+    return key, line[end + 2:]
+
+
 def _read_lines(lines: Iterable[bytes], spool: Spool) -> PartData:
     data, hosts = PartData({}, spool), dict[str, None]()
     section, ended = "", False
@@ -133,20 +147,20 @@ def _read_lines(lines: Iterable[bytes], spool: Spool) -> PartData:
             if section == "corpus":
                 data.corpus.append((str(value[0]), str(value[1])))
             else:
-                data.add_claim(value, hosts)
+                data.add_claim(value, hosts, line)
         elif section:
-            ((key, value),) = json.loads("{" + line + "}").items()
+            key, text = _member(line)
             if section == "records":
-                data.add_record(key, value)
+                data.add_record(key, json.loads(text), text)
             else:
-                data.urls[key] = value
+                data.urls[key] = json.loads(text)
         elif line.endswith((": [", ": {")):
             section = json.loads(line[:-3])
         elif line == "}":
             ended = True
         elif line != "{":
-            ((key, value),) = json.loads("{" + line + "}").items()
-            data.head[key] = value
+            key, text = _member(line)
+            data.head[key] = json.loads(text)
     if not ended or "version" not in data.head:
         raise ValueError("a part file cut short")
     data.hosts = list(hosts)

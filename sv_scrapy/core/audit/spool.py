@@ -46,7 +46,12 @@ class Spool:
             raise OutputError(f"cannot spool claim records in {self.folder}: {exc.strerror or exc}") from None
 
     def add(self, value: Any) -> int:
-        line = json.dumps(value, ensure_ascii=False).encode("utf-8") + b"\n"
+        return self.add_encoded(json.dumps(value, ensure_ascii=False))
+
+    def add_encoded(self, text: str) -> int:
+        """A value already encoded as JSON on one line (a part file's member, spooled as it was
+        read rather than encoded a second time: ``core.audit.partfile``)."""
+        line = text.encode("utf-8") + b"\n"
         with self._failing():
             self._file.write(line)
         self._ends.append(self._ends[-1] + len(line))
