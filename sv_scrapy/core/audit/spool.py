@@ -76,15 +76,20 @@ class Spool:
     def values(self, block: int = 1 << 16) -> Iterator[Any]:
         """Every value in order, a block of lines at a time (one read and one parse each, not one a
         value; small, so a block's values are few in memory)."""
-        with self._failing():
+        try:
             self._file.flush()
+        except OSError as exc:
+            raise self._failed(exc) from None
+        self._unflushed = False
         k, n = 0, len(self._ends) - 1
         while k < n:
             j = k + 1
             while j < n and self._ends[j + 1] - self._ends[k] <= block:
                 j += 1
-            with self._failing():
+            try:
                 lines = os.pread(self._file.fileno(), self._ends[j] - self._ends[k], self._ends[k])
+            except OSError as exc:
+                raise self._failed(exc) from None
             yield from json.loads(b"[" + lines.rstrip(b"\n").replace(b"\n", b",") + b"]")  # one parse a block
             k = j
 
