@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import stat
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,35 +32,40 @@ def decree(*lines: str) -> list[list[str]]:
 
 
 PDF = "application/pdf"
+
+
+def scan(pages: Sequence[Sequence[str | Sequence[str]]], etag: bool = True, **options: Any) -> Callable[[], Route]:
+    """A scan's route, made when a test serves it: every worker of the suite imports this module to
+    collect it, and rasterising the seven scans costs ~0.9 s of CPU a worker even where OCR is skipped."""
+    return lambda: Route(body=scan_pdf(pages, **options), content_type=PDF, etag=etag)
+
+
 # line text, url, route — lines 3, 4, … of the playbook
-CASES: dict[str, tuple[str, str, Route]] = {
+CASES: dict[str, tuple[str, str, Callable[[], Route]]] = {
     "present": ("DMTO 5.81 % ([a]({url}))", "https://present.ocr.gouv.fr/decret.pdf",
-                Route(body=scan_pdf(decree("Article 1. Le taux est fixé à 5,81 %.")), content_type=PDF)),
+                scan(decree("Article 1. Le taux est fixé à 5,81 %."))),
     # no ETag: the warm run downloads it again, and the content-hash cache answers
     "refetched": ("Seuil €1,500,000 ([a]({url}))", "https://refetched.ocr.gouv.fr/seuil.pdf",
-                  Route(body=scan_pdf(decree("Article 2. Le seuil est de 1 500 000 EUR.")), content_type=PDF,
-                        etag=False)),
+                  scan(decree("Article 2. Le seuil est de 1 500 000 EUR."), etag=False)),
     "absent": ("DMTO 5.81 % ([a]({url}))", "https://absent.ocr.gouv.fr/decret.pdf",
-               Route(body=scan_pdf(decree("Article 1. Le taux est fixé à 6,32 %.")), content_type=PDF)),
+               scan(decree("Article 1. Le taux est fixé à 6,32 %."))),
     # small print scanned at 72 dpi: OCR reads garbage, with a low confidence
     "bad": ("DMTO 5.81 % ([a]({url}))", "https://bad.ocr.gouv.fr/decret.pdf",
-            Route(body=scan_pdf([decree("Article 1. Le taux est fixé à 6,32 %.")[0] * 3], dpi=72, font_size=5),
-                  content_type=PDF)),
+            scan([decree("Article 1. Le taux est fixé à 6,32 %.")[0] * 3], dpi=72, font_size=5)),
     # unreadable: no text is stored, so the warm run asks for them unconditionally
     "noisy": ("DMTO 5.81 % ([a]({url}))", "https://noisy.ocr.gouv.fr/decret.pdf",
-              Route(body=scan_pdf(decree("Article 1. Le taux est fixé à 5,81 %."), noise=0.05), content_type=PDF)),
-    "blank": ("DMTO 5.81 % ([a]({url}))", "https://blank.ocr.gouv.fr/decret.pdf",
-              Route(body=scan_pdf([[]]), content_type=PDF)),
+              scan(decree("Article 1. Le taux est fixé à 5,81 %."), noise=0.05)),
+    "blank": ("DMTO 5.81 % ([a]({url}))", "https://blank.ocr.gouv.fr/decret.pdf", scan([[]])),
 }
 LINE = {name: 3 + i for i, name in enumerate(CASES)}
 # a page without the figure that links to a scan with it: the one hop reads the scan by OCR
 LINKED_PAGE, LINKED_SCAN = "https://linked.ocr.gouv.fr/droits", "https://linked.ocr.gouv.fr/docs/bareme-dmto-2025.pdf"
 LINKED_LINE = 3 + len(CASES)
-LINKED_ROUTES = {
-    LINKED_PAGE: Route(body="<html lang='fr'><body><h1>Droits de mutation</h1>"
-                            + "<p>Le barème des droits est publié chaque année par le département.</p>" * 8
-                            + "<a href='/docs/bareme-dmto-2025.pdf'>Barème DMTO 2025</a></body></html>"),
-    LINKED_SCAN: Route(body=scan_pdf(decree("Article 1. Le taux DMTO 2025 est fixé à 4,50 %.")), content_type=PDF),
+LINKED_ROUTES: dict[str, Callable[[], Route]] = {
+    LINKED_PAGE: lambda: Route(body="<html lang='fr'><body><h1>Droits de mutation</h1>"
+                                    + "<p>Le barème des droits est publié chaque année par le département.</p>" * 8
+                                    + "<a href='/docs/bareme-dmto-2025.pdf'>Barème DMTO 2025</a></body></html>"),
+    LINKED_SCAN: scan(decree("Article 1. Le taux DMTO 2025 est fixé à 4,50 %.")),
 }
 
 
@@ -97,9 +103,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
     results, counts = [], []
     with MockWeb() as web:
         for _, url, route in CASES.values():
-            web.route(url, route)
+            web.route(url, route())
         for url, route in LINKED_ROUTES.items():
-            web.route(url, route)
+            web.route(url, route())
         for _ in range(2):
             before = len(calls(log))
             result = crawl("audit", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
@@ -178,7 +184,7 @@ def test_no_tesseract_or_ocr_off_is_pdf_no_text_with_a_note(tmp_path: Path) -> N
     off = make_config(tmp_path / "off", liveness=FAST_LIVENESS, source_verify={"pdf": {"ocr": False}})
     command, log = counting_tesseract(tmp_path)
     with MockWeb() as web:
-        web.route(url, route)
+        web.route(url, route())
         missing = crawl("audit", corpus=corpus, config=on, output=tmp_path / "missing", proxy_env=web.env(),
                         extra_env={"SV_TESSERACT": str(tmp_path / "no" / "tesseract")}, options=["-L", "INFO"])
         switched_off = crawl("audit", corpus=corpus, config=off, output=tmp_path / "off-out", proxy_env=web.env(),
