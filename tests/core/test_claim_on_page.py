@@ -15,6 +15,7 @@ one example are one two-page PDF: a PDF is opened once an example.
 
 from __future__ import annotations
 
+import functools
 import html
 from pathlib import Path
 
@@ -179,9 +180,8 @@ def test_a_generated_claim_line_on_its_page(generated: tuple[str, str], lang: st
 SHARED_CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "property-deep-dive"
 
 
+@functools.cache  # read when the test runs, not at import: every worker of the suite imports this module
 def _slice_lines() -> list[tuple[str, Claim]]:
-    if not (SHARED_CORPUS / "config").is_dir():
-        return []
     from sv_scrapy.core.claims.claims import extract_corpus
     from sv_scrapy.run.config import load_config  # the config loader reads files: only with the slice
     from sv_scrapy.run.runtime import Runtime
@@ -193,15 +193,18 @@ def _slice_lines() -> list[tuple[str, Claim]]:
     return [(texts[c.file].splitlines()[c.line_no - 1].strip(), c) for c in claims]
 
 
-SLICE = _slice_lines()
+@functools.cache  # one pool per kind, not one per example
+def _slice_pool(kind: str) -> list[tuple[str, Claim]]:
+    lines = _slice_lines()
+    return lines if kind == "html" else [(line, c) for line, c in lines if _winansi(line)]
 
 
-@pytest.mark.skipif(not SLICE, reason=f"corpus slice not found at {SHARED_CORPUS} (../shared is absent)")
+@pytest.mark.skipif(not (SHARED_CORPUS / "config").is_dir(),
+                    reason=f"corpus slice not found at {SHARED_CORPUS} (../shared is absent)")
 @PROPERTY
 @given(st.data(), st.sampled_from(LANGUAGES), st.sampled_from(["html", "pdf"]))
 def test_a_slice_claim_on_its_page(data: st.DataObject, lang: str, kind: str) -> None:
-    pool = SLICE if kind == "html" else [(line, c) for line, c in SLICE if _winansi(line)]
-    line, claim = data.draw(st.sampled_from(pool))
+    line, claim = data.draw(st.sampled_from(_slice_pool(kind)))
     check(line, claim, lang, claim.source_host, kind)
 
 
