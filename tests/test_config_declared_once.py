@@ -20,6 +20,7 @@ from sv_scrapy.core.errors import ConfigError
 from sv_scrapy.core.schema import Section
 from sv_scrapy.run import registry
 from sv_scrapy.run.config import MODELS, SourceVerify, load_config
+from testing import sources
 
 from .conftest import PROJECT_DIR
 from .test_config import edit
@@ -96,9 +97,8 @@ def _named(node: ast.AST) -> str:
 def hand_copies(path: Path) -> list[str]:
     """Lines of ``path`` that copy a config key by hand: ``key=<something>.key`` / ``key=x["key"]`` in a
     call (outside the core's views), or a key read by string from parsed JSON outside the models."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    leaves, inside, found = section_leaves(), _section_bodies(tree), []
-    for node in ast.walk(tree):
+    leaves, inside, found = section_leaves(), _section_bodies(sources.tree(path)), []
+    for node in sources.nodes(path):
         if isinstance(node, ast.Call):
             callee = getattr(node.func, "id", getattr(node.func, "attr", ""))
             for kw in node.keywords:
@@ -136,7 +136,7 @@ def test_a_hand_copy_is_seen(tmp_path: Path) -> None:
 def test_the_loaders_declare_no_class_beside_the_models() -> None:
     """A dataclass mirroring a section would declare its keys a second time."""
     for path in LOADERS:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in sources.nodes(path):
             if isinstance(node, ast.ClassDef):
                 assert any(getattr(b, "id", "") in ("Section", "BaseModel", "TypedDict", "SourceVerify")
                            for b in node.bases), f"{path.name}: class {node.name}"

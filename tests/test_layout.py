@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from testing import sources
+
 PACKAGE = Path(__file__).resolve().parents[1] / "sv_scrapy"
 
 # what Scrapy (or Python) looks up by name, or names its own modules by: the settings module, ADDONS,
@@ -59,7 +61,7 @@ def room_imports() -> dict[tuple[str, str], list[str]]:
         if parts[-1] == "__init__" and len(parts) > 1:
             parts = parts[:-1]
         source = room_of(".".join(parts))
-        for module in imported(ast.parse(path.read_text(encoding="utf-8"))):
+        for module in imported(sources.tree(path)):
             target = room_of(module)
             if target == "__version__":
                 target = "__init__"

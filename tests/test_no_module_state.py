@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from testing import sources
+
 PACKAGE = Path(__file__).resolve().parents[1] / "sv_scrapy"
 ALLOWED = {("run/state.py", "_RUNS")}
 CONTAINER_CALLS = {"dict", "set", "list", "WeakKeyDictionary", "WeakValueDictionary", "defaultdict", "OrderedDict",
@@ -56,7 +58,7 @@ def mutated_in_functions(tree: ast.Module) -> set[str]:
 
 
 def module_registries(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = sources.tree(path)
     return module_containers(tree) & mutated_in_functions(tree)
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from testing import sources
+
 PACKAGE = Path(__file__).resolve().parents[1] / "sv_scrapy"
 OWNER = PACKAGE / "core" / "page" / "pagerecord.py"
 
@@ -18,7 +20,7 @@ def copies_status(value: ast.expr) -> bool:
 
 def assigns_fetch_status(path: Path) -> list[int]:
     lines = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in sources.nodes(path):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
         for target in targets:
             for part in ast.walk(target):
@@ -43,7 +45,7 @@ def test_fetch_status_is_assigned_in_one_module() -> None:
 def calls_of(path: Path, names: set[str]) -> list[int]:
     """Lines that call one of ``names`` (a bare name or an attribute)."""
     lines = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in sources.nodes(path):
         if isinstance(node, ast.Call):
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""

@@ -14,6 +14,7 @@ import pytest
 from sv_scrapy.core.errors import ConfigError
 from sv_scrapy.run import registry
 from sv_scrapy.run.config import load_config
+from testing import sources
 
 PACKAGE = Path(__file__).resolve().parents[1] / "sv_scrapy"
 # the two modules that may touch os.environ: the registry, and the pure core's reader below it
@@ -24,7 +25,7 @@ SETTING_READ = re.compile(r"""settings(?:\.get\w*\(|\[)\s*["']([A-Z][A-Z0-9_]+)[
 def environ_uses(path: Path) -> list[int]:
     """Lines that name ``os.environ``, ``os.getenv`` or ``environ`` imported from os."""
     names = ("environ", "getenv", "environb", "putenv")
-    return [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+    return [node.lineno for node in sources.nodes(path)
             if (isinstance(node, ast.Attribute) and node.attr in names)
             or (isinstance(node, ast.ImportFrom) and node.module == "os" and any(a.name in names for a in node.names))]
 
@@ -32,7 +33,7 @@ def environ_uses(path: Path) -> list[int]:
 def env_names_read(path: Path) -> set[str]:
     """The names passed to ``env("…")`` / ``read("…")`` (the registry's and the core's readers)."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in sources.nodes(path):
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and \
                 isinstance(node.args[0].value, str):
             func = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")

@@ -9,7 +9,9 @@ web) may reach for a name Scrapy keeps private."""
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -25,28 +27,30 @@ from twisted.internet.task import Clock
 from twisted.protocols.tls import TLSMemoryBIOFactory
 
 from sv_scrapy.downloadhandlers.connections import share_tls_context
+from testing import sources
 
 ROOT = Path(__file__).resolve().parents[1]
 THE_ONE_MODULE = ROOT / "sv_scrapy" / "downloadhandlers" / "connections.py"
 
 
-def scrapy_private_names() -> set[str]:
+@functools.cache  # two tests read them: Scrapy's 179 files parsed and walked once
+def scrapy_private_names() -> frozenset[str]:
     """Every ``_name`` Scrapy's own classes define: methods and ``self._name`` attributes."""
     names: set[str] = set()
     for path in Path(scrapy.__file__).parent.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in sources.nodes(path):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("_"):
                 names.add(node.name)
             elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
                   and isinstance(node.value, ast.Name) and node.value.id == "self"):
                 names.add(node.attr)
-    return {name for name in names if name.startswith("_") and not name.startswith("__")}
+    return frozenset(name for name in names if name.startswith("_") and not name.startswith("__"))
 
 
-def own_names(tree: ast.Module) -> set[str]:
+def own_names(walked: Sequence[ast.AST]) -> set[str]:
     """The ``_names`` a file defines itself (its methods, functions and ``self._x =`` attributes)."""
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walked:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             found.add(node.name)
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
@@ -56,11 +60,11 @@ def own_names(tree: ast.Module) -> set[str]:
     return found
 
 
-def private_uses(source: str, private: set[str]) -> list[tuple[int, str]]:
-    """(line, name) of each private Scrapy name the source reaches for and does not define itself."""
-    tree = ast.parse(source)
-    mine = own_names(tree)
-    return [(node.lineno, node.attr) for node in ast.walk(tree)
+def private_uses(walked: Sequence[ast.AST], private: frozenset[str]) -> list[tuple[int, str]]:
+    """(line, name) of each private Scrapy name a file (its nodes, ``ast.walk``'s order) reaches for
+    and does not define itself."""
+    mine = own_names(walked)
+    return [(node.lineno, node.attr) for node in walked
             if isinstance(node, ast.Attribute) and node.attr in private and node.attr not in mine]
 
 
@@ -68,17 +72,18 @@ def test_no_module_but_connections_py_names_a_private_scrapy_name() -> None:
     private = scrapy_private_names()
     files = [path for folder in ("sv_scrapy", "testing") for path in sorted((ROOT / folder).rglob("*.py"))]
     found = [f"{path.relative_to(ROOT)}:{line}: .{name}" for path in files if path != THE_ONE_MODULE
-             for line, name in private_uses(path.read_text(encoding="utf-8"), private)]
+             for line, name in private_uses(sources.nodes(path), private)]
     assert not found, found
 
 
 def test_the_scan_sees_a_private_name_and_not_a_name_defined_here() -> None:
     private = scrapy_private_names()
     reached = "def active(queue):\n    return queue._downloader_interface._active_downloads('h')\n"
-    assert sorted(name for _, name in private_uses(reached, private)) == ["_active_downloads", "_downloader_interface"]
+    uses = private_uses(tuple(ast.walk(ast.parse(reached))), private)
+    assert sorted(name for _, name in uses) == ["_active_downloads", "_downloader_interface"]
     defined = ("class Queue:\n    def _active_downloads(self):\n        return 0\n"
                "    def n(self):\n        return self._active_downloads()\n")
-    assert private_uses(defined, private) == []
+    assert private_uses(tuple(ast.walk(ast.parse(defined))), private) == []
 
 
 def test_crawler_stats_raise_runtime_error_before_the_crawl_starts() -> None:

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from testing import sources
+
 CORE = Path(__file__).resolve().parents[2] / "sv_scrapy" / "core"
 
 
 def imports_of(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     imported = set()
-    for node in ast.walk(tree):
+    for node in sources.nodes(path):
         if isinstance(node, ast.Import):
             imported.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
