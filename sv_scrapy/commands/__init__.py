@@ -9,6 +9,8 @@ a base class here would appear as a ``scrapy commands`` command. Each command is
 from __future__ import annotations
 
 import sys
+import tempfile
+import traceback
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sv_scrapy.core.errors import SvError
@@ -19,6 +21,23 @@ if TYPE_CHECKING:
     import argparse
 
     from scrapy.settings import Settings
+
+
+def report_bug(command: str, exc: Exception) -> int:
+    """An exception no mistake of the user's and no failed write explains: a bug in sv_scrapy.
+    One line on stderr names it and the file its traceback was kept in; the exit status is 1.
+    (The console of an unattended run shows one line per failure, never Python's traceback.)"""
+    what = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+    what = "".join(ch if ch.isprintable() else "?" for ch in what)  # the message may quote outside text
+    try:
+        with tempfile.NamedTemporaryFile("w", prefix=f"sv_scrapy-{command}-", suffix=".traceback.txt",
+                                         delete=False, encoding="utf-8") as kept:
+            kept.write("".join(traceback.format_exception(exc)))
+        where = f"its traceback is in {kept.name}"
+    except OSError:
+        where = "its traceback could not be kept"
+    print(f"scrapy {command}: error: a bug in sv_scrapy ({what}); {where}", file=sys.stderr)
+    return 1
 
 
 class SvCommand:
@@ -49,6 +68,8 @@ class SvCommand:
             self.exitcode = self.execute(opts) or 0
         except SvError as exc:
             self.fail(str(exc))
+        except Exception as exc:  # noqa: BLE001  # a bug: one line and exit 1, as any failure
+            self.exitcode = report_bug(self.name, exc)
 
     def execute(self, opts: argparse.Namespace) -> int | None:  # pragma: no cover
         raise NotImplementedError

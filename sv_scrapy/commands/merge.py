@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.commands import ScrapyCommand
 
-from sv_scrapy.commands import SvCommand
+from sv_scrapy.commands import SvCommand, report_bug
 from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.audit import reviewfile
 from sv_scrapy.core.audit.partsmerge import judge, merged_inputs, read_part
@@ -77,6 +77,8 @@ class Command(SvCommand, ScrapyCommand):
         except SvError as exc:
             print(f"scrapy merge: error: {exc}", file=sys.stderr)
             self.exitcode = exc.exit_code
+        except Exception as exc:  # noqa: BLE001  # a bug: one line and exit 1, as any failure
+            self.exitcode = report_bug("merge", exc)
 
     def merge(self, folders: list[Path], out: Path, ci: bool) -> int:
         # the parts' records and claims wait on disk for the finish, read one at a time

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from scrapy.commands import ScrapyCommand
 
-from sv_scrapy.commands import SvCommand
+from sv_scrapy.commands import SvCommand, report_bug
 from sv_scrapy.core.audit import reviewfile
 from sv_scrapy.core.audit.reviewfile import DECISIONS, FINDINGS, Review
 from sv_scrapy.core.audit.reviews import ROOT_CITATION, apply_reviews, findings, new_review
@@ -204,6 +204,8 @@ class Command(SvCommand, ScrapyCommand):
         except SvError as exc:  # one line; 2 a mistake, 75 the lock is taken, 1 the file could not be written
             print(f"scrapy review: error: {exc}", file=sys.stderr)
             self.exitcode = exc.exit_code
+        except Exception as exc:  # noqa: BLE001  # a bug: one line and exit 1, as any failure
+            self.exitcode = report_bug("review", exc)
 
     def execute(self, opts: argparse.Namespace) -> int:
         """The mode the options name: ``--list``, claim ids, or ``--from-audit --only`` (a
