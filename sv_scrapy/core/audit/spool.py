@@ -45,6 +45,12 @@ class Spool:
         reads 300,000, and a ``with`` of a generator costs a microsecond each.)"""
         return OutputError(f"cannot spool claim records in {self.folder}: {exc.strerror or exc}")
 
+    def _flush(self) -> None:
+        """What was written since the last read, to the file a read asks (``os.pread``)."""
+        if self._unflushed:
+            self._file.flush()
+            self._unflushed = False
+
     def add(self, value: Any) -> int:
         return self.add_encoded(json.dumps(value, ensure_ascii=False))
 
@@ -63,9 +69,7 @@ class Spool:
     def get(self, k: int) -> Any:
         start = self._ends[k]
         try:
-            if self._unflushed:
-                self._file.flush()
-                self._unflushed = False
+            self._flush()
             return json.loads(os.pread(self._file.fileno(), self._ends[k + 1] - start, start))
         except OSError as exc:
             raise self._failed(exc) from None
@@ -77,10 +81,9 @@ class Spool:
         """Every value in order, a block of lines at a time (one read and one parse each, not one a
         value; small, so a block's values are few in memory)."""
         try:
-            self._file.flush()
+            self._flush()
         except OSError as exc:
             raise self._failed(exc) from None
-        self._unflushed = False
         k, n = 0, len(self._ends) - 1
         while k < n:
             j = k + 1

@@ -122,8 +122,9 @@ def finish_audit(given: AuditInputs) -> AuditFinish:
     review may be about is finished last, once every claim is known (a review follows a moved line)."""
     today = datetime.fromisoformat(given.generated_at).date()
     # every id, to tell a previous outcome whose claim is gone (moved lines): none to tell on a first audit
-    ids = (set(given.claim_ids) if given.claim_ids is not None else {c["id"] for c in given.claims}
-           ) if given.previous else set()
+    ids: set[str] = set()
+    if given.previous:
+        ids = set(given.claim_ids) if given.claim_ids is not None else {c["id"] for c in given.claims}
     enricher = Enricher(previous=given.previous, audited_scopes=given.scopes, ids=ids, links=given.links, pages=given.urls,
                         weights=given.weights, as_of=today, spool_dir=given.spool_dir)
     roots = root_rows(given.linter_rows)
