@@ -105,36 +105,6 @@ def cold_warm(seed: int = 5) -> None:
           "(goal ≤ 0.3)")
 
 
-def os_threads() -> int:
-    """This process's threads, by the kernel's count (Python's and any other)."""
-    for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
-        if line.startswith("Threads:"):
-            return int(line.split()[1])
-    return threading.active_count()
-
-
-class ThreadPeak:
-    """The most threads this process (the mock web's) had while the block ran, sampled each
-    second; the sampler itself is not counted."""
-
-    def __init__(self) -> None:
-        self.peak = 0
-        self._done = threading.Event()
-        self._sampler = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self) -> None:
-        while not self._done.wait(1.0):
-            self.peak = max(self.peak, os_threads() - 1)
-
-    def __enter__(self) -> ThreadPeak:
-        self._sampler.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._done.set()
-        self._sampler.join()
-
-
 def thread_cpu_seconds(name: str) -> float:
     """CPU seconds (user + system) of this process's thread called ``name``, by the kernel's count."""
     found = next(t for t in threading.enumerate() if t.name == name)
@@ -159,11 +129,13 @@ def _status(pid: int) -> dict[str, str]:
 class CrawlWatch:
     """The crawl's process (this process's child) from outside, each second: its RSS, most RSS
     seen, open files; a line every ``every`` seconds (0: none); killed after ``stop_after``
-    seconds (0: never)."""
+    seconds (0: never). And this process's own threads (the mock web's), most seen: the
+    kernel's count, the watcher itself left out."""
 
     def __init__(self, every: float, stop_after: float) -> None:
         self.every, self.stop_after = every, stop_after
         self.peak_mb = 0.0
+        self.threads_peak = 0
         self.stopped = False
         self._done = threading.Event()
         self._watcher = threading.Thread(target=self._watch, daemon=True)
@@ -177,6 +149,9 @@ class CrawlWatch:
         started = time.monotonic()
         said = 0.0
         while not self._done.wait(1.0):
+            own_threads = _status(os.getpid()).get("Threads")
+            if own_threads is not None:
+                self.threads_peak = max(self.threads_peak, int(own_threads) - 1)
             pid = self._crawl_pid()
             if pid is None:
                 continue
@@ -223,7 +198,7 @@ def scale(urls: int, hosts: int, rps: float, seed: int = 9, profile: str = "", r
         # --profile: the crawl under cProfile (where each page's time goes; the wall is then not the figure)
         launcher = [sys.executable, "-m", "cProfile", "-o", profile, SCRAPY] if profile else None
         crawl_cpu, web_cpu = children_cpu_seconds(), thread_cpu_seconds("mockweb")
-        with ThreadPeak() as threads, CrawlWatch(rss_every, stop_after) as watch:
+        with CrawlWatch(rss_every, stop_after) as watch:
             result = crawl("audit", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
                            timeout=7200, settings={"SV_RENDER_ENABLED": "0"}, launcher=launcher)
         crawl_cpu, web_cpu = children_cpu_seconds() - crawl_cpu, thread_cpu_seconds("mockweb") - web_cpu
@@ -232,7 +207,7 @@ def scale(urls: int, hosts: int, rps: float, seed: int = 9, profile: str = "", r
             print(f"scale: {urls} URLs over {hosts} hosts, stopped after {stop_after:g} s "
                   f"({sum(1 for e in log if e.method == 'GET')} requests made)")
             print(f"  the crawl process's RSS: at most {watch.peak_mb:.0f} MB (sampled each second)")
-            print(f"  the mock web's process: at most {threads.peak} threads (goal ≤ 16)")
+            print(f"  the mock web's process: at most {watch.threads_peak} threads (goal ≤ 16)")
             return
         if result.returncode != 0:
             print(result.stderr[-3000:])
@@ -246,7 +221,7 @@ def scale(urls: int, hosts: int, rps: float, seed: int = 9, profile: str = "", r
           f"(goal ≤ 1.05); whole process {result.seconds:.1f} s")
     print(f"  peak RSS of the crawl process: {own_peak:.0f} MB (goal ≤ {300 if urls <= 20_000 else 400} MB; "
           f"{watch.peak_mb:.0f} MB sampled each second)")
-    print(f"  the mock web's process: at most {threads.peak} threads (goal ≤ 16)")
+    print(f"  the mock web's process: at most {watch.threads_peak} threads (goal ≤ 16)")
     opened = sum(1 for e in log if e.method == "CONNECT")
     print(f"  CPU a request: the crawl {1000 * crawl_cpu / requests:.1f} ms (start-up and finish included; "
           f"{crawl_cpu / span(log):.2f} of a core over the span), the mock web {1000 * web_cpu / requests:.1f} ms; "
