@@ -23,10 +23,10 @@ if TYPE_CHECKING:
     from scrapy.settings import Settings
 
 
-def report_bug(command: str, exc: Exception) -> int:
+def bug_message(command: str, exc: Exception) -> str:
     """An exception no mistake of the user's and no failed write explains: a bug in sv_scrapy.
-    One line on stderr names it and the file its traceback was kept in; the exit status is 1.
-    (The console of an unattended run shows one line per failure, never Python's traceback.)"""
+    Keeps its traceback in a file and returns the one line that names both. (The console of an
+    unattended run shows one line per failure, never Python's traceback.)"""
     what = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
     what = "".join(ch if ch.isprintable() else "?" for ch in what)  # the message may quote outside text
     try:
@@ -36,7 +36,13 @@ def report_bug(command: str, exc: Exception) -> int:
         where = f"its traceback is in {kept.name}"
     except OSError:
         where = "its traceback could not be kept"
-    print(f"scrapy {command}: error: a bug in sv_scrapy ({what}); {where}", file=sys.stderr)
+    return f"a bug in sv_scrapy ({what}); {where}"
+
+
+def report_bug(command: str, exc: Exception) -> int:
+    """A bug met by a command that does not crawl: its one line on stderr; the exit status is 1
+    (``scrapy crawl``'s checks tell the crawl's watchers too: ``commands.crawl``)."""
+    print(f"scrapy {command}: error: {bug_message(command, exc)}", file=sys.stderr)
     return 1
 
 

@@ -6,9 +6,10 @@ the outcome line — belongs to the crawl itself (``sv_scrapy.extensions.monitor
 so scrapyd's runner and a script with ``CrawlerProcess`` get the same. What this command adds:
 the spider's checks (``ClaimSpider.preflight``) in ``process_options``, so a bad ``-a`` value,
 config key or corpus root is one line and exit 2, an output folder that cannot be written one
-line and exit 1, a folder locked by another run one line and exit 75 — before Scrapy builds
-the crawler process and writes a log; and the process's log pointed at the quiet file from
-the start (Scrapy logs its own start-up before any crawler exists).
+line and exit 1, a folder locked by another run one line and exit 75, a bug met by the checks
+one line (its traceback kept in a file, as the other commands keep theirs) and exit 1 — before
+Scrapy builds the crawler process and writes a log; and the process's log pointed at the quiet
+file from the start (Scrapy logs its own start-up before any crawler exists).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 from scrapy.spiderloader import get_spider_loader
 
+from sv_scrapy.commands import bug_message
 from sv_scrapy.core.errors import SvError
 from sv_scrapy.extensions.monitor import record_outcome, start_failed
 from sv_scrapy.extensions.outcome import exit_status, judged
@@ -54,8 +56,11 @@ class Command(ScrapyCrawlCommand):
         try:
             self.found = spidercls.preflight(self.settings, opts.spargs)
         except SvError as exc:
-            start_failed(self.settings, args[0], self.job, exc)
+            start_failed(self.settings, args[0], self.job, exc.exit_code, str(exc))
             sys.exit(exc.exit_code)
+        except Exception as exc:  # noqa: BLE001  # a bug: one line and exit 1, as the other commands
+            start_failed(self.settings, args[0], self.job, 1, bug_message("crawl", exc))
+            sys.exit(1)
         log_to_file(self.settings, self.job, self.found.runtime.clock)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:

@@ -20,7 +20,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from sv_scrapy.core.atomic import append_lines
-from sv_scrapy.core.errors import FindingsInChange, LockHeld, OutputError, SvError
+from sv_scrapy.core.errors import FindingsInChange, LockHeld, OutputError
 from sv_scrapy.extensions.outcome import record_exit, run_failure
 from sv_scrapy.extensions.quietlog import add_console, guard_log_files, is_quiet
 from sv_scrapy.ops.heartbeat import Heartbeat
@@ -61,14 +61,15 @@ def warn(name: str, warnings: list[str]) -> None:
         print(f"scrapy crawl {name}: warning: {warning}", file=sys.stderr)
 
 
-def start_failed(settings: Mapping[str, Any], name: str, job: str, exc: SvError) -> None:
-    """A crawl refused by its checks: its one line on stderr and in the log, and for the
-    monitored job a failed heartbeat — unless the lock was taken: that run did not run."""
-    print(f"scrapy crawl {name}: error: {exc}", file=sys.stderr)
-    record_outcome(settings, exc.exit_code, str(exc))
-    if job in MONITORED_JOBS and exc.exit_code != LockHeld.exit_code:
+def start_failed(settings: Mapping[str, Any], name: str, job: str, code: int, message: str) -> None:
+    """A crawl refused by its checks (or stopped by a bug in them): its one line on stderr and in
+    the log, and for the monitored job a failed heartbeat — unless the lock was taken: that run
+    did not run."""
+    print(f"scrapy crawl {name}: error: {message}", file=sys.stderr)
+    record_outcome(settings, code, message)
+    if job in MONITORED_JOBS and code != LockHeld.exit_code:
         heartbeat = Heartbeat(healthcheck_url())
-        heartbeat.finish(exc.exit_code, str(exc))
+        heartbeat.finish(code, message)
         warn(name, heartbeat.warnings)
 
 

@@ -114,7 +114,7 @@ class ClaimSpider(scrapy.Spider):
             try:
                 found = cls.preflight(crawler.settings, kwargs)
             except SvError as exc:
-                start_failed(crawler.settings, cls.name, job_of(cls), exc)
+                start_failed(crawler.settings, cls.name, job_of(cls), exc.exit_code, str(exc))
                 raise
         try:
             spider = super().from_crawler(crawler, *args, **kwargs)
