@@ -103,3 +103,16 @@ def test_discovery_memory_is_the_newest_parts(tmp_path: Path) -> None:
     put(other, "discover/proposal/c1.json", "this month")
     merged = tree(build_merged_store(base, [(base, [A]), (other, [B])], tmp_path / "merged"))
     assert merged["discover/sitemap/s1.json"] == merged["discover/proposal/c1.json"] == "this month"
+
+
+def test_a_url_two_parts_fetched_is_the_later_parts_and_the_earlier_copy_unchanged(tmp_path: Path) -> None:
+    """A part's file already placed is replaced by a later part's (unlinked, then linked anew):
+    never written through, since the placed file is the earlier part's own inode."""
+    first, second = tmp_path / "p1" / "store", tmp_path / "p2" / "store"
+    url_files(first, A, "part 1")
+    url_files(second, A, "part 2")
+    built = build_merged_store(None, [(first, [A]), (second, [A])], tmp_path / "out" / "store")
+    page = f"pages/{url_key(A)}.json"
+    assert tree(built)[page].startswith("part 2")
+    assert os.path.samefile(built / page, second / page)
+    assert tree(first)[page].startswith("part 1")
