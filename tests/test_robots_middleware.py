@@ -8,7 +8,9 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from scrapy import Request
@@ -17,7 +19,9 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import TextResponse
 from scrapy.utils.test import get_crawler
 
+from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.downloadermiddlewares.robotstxt import SvRobotsTxtMiddleware
+from sv_scrapy.run.state import Run, attach
 
 HOST = "https://x.gouv.fr"
 
@@ -126,6 +130,23 @@ def test_the_user_agent_the_rules_are_read_for(settings: dict[str, str], headers
                                                refused: bool) -> None:
     rig = middleware(status(200, "User-agent: sv-test\nDisallow: /\n"), **settings)
     assert (outcomes(rig, [f"{HOST}/p"], headers)[0] != "sent") is refused
+
+
+def test_a_copy_stored_after_a_redirect_stands_in_for_the_next_run(tmp_path: Path) -> None:
+    """Stored under the URL asked (http), not the one a redirect answered from (https): the next run
+    asks the same URL, finds robots.txt unreachable, and its pages are judged by that copy."""
+    store, site = ContentStore(tmp_path / "store"), "http://x.gouv.fr"
+
+    def redirected(request: Request) -> TextResponse:  # as Scrapy's redirect middleware hands it back
+        return TextResponse(request.url.replace("http://", "https://"), status=200, request=request,
+                            body=b"User-agent: *\nDisallow: /private/\n")
+
+    for answer in (redirected, status(503)):  # this month's run, then next month's
+        rig = middleware(answer)
+        attach(rig.crawler, cast(Run, SimpleNamespace(store=store)))  # a run that holds only its store
+        got = outcomes(rig, [f"{site}/p", f"{site}/private/a"])
+    assert rig.engine.asked == [f"{site}/robots.txt"]
+    assert got[0] == "sent" and got[1].startswith("RobotsDisallowed: robots.txt unavailable (503): the copy stored ")
 
 
 def test_a_failed_download_is_one_warning_and_disallows(caplog: pytest.LogCaptureFixture) -> None:

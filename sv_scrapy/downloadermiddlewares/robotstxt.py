@@ -152,8 +152,8 @@ class SvRobotsTxtMiddleware:
         reading = reading_for(response.status, response.body, None)
         if reading.unreachable:
             reading = reading_for(response.status, response.body, self._stored(robots_url))
-        elif reading.store:  # under the scheme it came from, after any redirect
-            self._save(netloc, f"{urlparse_cached(response).scheme}://{netloc}/robots.txt", response.body)
+        elif reading.store:  # under the URL asked, whatever a redirect answered from: where _stored looks
+            self._save(netloc, robots_url, response.body)
         rules = self._host_rules(netloc, reading)
         if not reading.unreachable:
             # before any waiting request goes on: the pacing handler reads Crawl-delay from it
