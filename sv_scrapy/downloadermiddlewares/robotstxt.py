@@ -32,6 +32,7 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 
+from sv_scrapy.core.audit.store import robots_txt_url
 from sv_scrapy.core.page.robotsrule import RobotsReading, reading_for, unreachable
 from sv_scrapy.exceptions import RobotsDisallowed
 from sv_scrapy.extensions.outcome import is_code_error, report_code_error
@@ -133,7 +134,7 @@ class SvRobotsTxtMiddleware:
     # -- asking robots.txt ------------------------------------------------------------------------
     async def _ask(self, scheme: str, netloc: str, request: Request) -> HostRules | None:
         """Fetch and read ``netloc``'s robots.txt, once a run; ``request`` is the first that needed it."""
-        robots_url = f"{scheme}://{netloc}/robots.txt"
+        robots_url = robots_txt_url(scheme, netloc)
         asked = Request(robots_url, priority=self.DOWNLOAD_PRIORITY, meta={"dont_obey_robotstxt": True},
                         callback=NO_CALLBACK)
         engine = self.crawler.engine

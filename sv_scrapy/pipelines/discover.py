@@ -40,6 +40,7 @@ from sv_scrapy.core.audit.discover.rank import (
     wants_discovery,
 )
 from sv_scrapy.core.audit.discover.settings import QUERY
+from sv_scrapy.core.audit.store import robots_txt_url
 from sv_scrapy.core.digest import sha256_hex
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.context import in_claims_language
@@ -310,9 +311,8 @@ class DiscoverPipeline:
         """The host's sitemaps (indexes and gzip followed), read once a run, indexed by their URLs' words;
         None when the site has none."""
         robots = self._robots()
-        robots_url = f"{scheme}://{host}/robots.txt"
         body = robots.body_of(host) if robots is not None else None
-        queue = robots_sitemaps(body, robots_url) if body else []
+        queue = robots_sitemaps(body, robots_txt_url(scheme, host)) if body else []
         queue = queue or [f"{scheme}://{host}/sitemap.xml"]
         seen: set[str] = set()
         index: SiteIndex | None = None

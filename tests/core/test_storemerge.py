@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from sv_scrapy.core.audit.store import url_key
+from sv_scrapy.core.audit.store import robots_txt_url, url_key
 from sv_scrapy.core.audit.storemerge import build_merged_store, swap_in
 
 A, B, C = "https://a.example/x", "https://b.example/y", "https://c.example/z"
@@ -116,3 +116,15 @@ def test_a_url_two_parts_fetched_is_the_later_parts_and_the_earlier_copy_unchang
     assert tree(built)[page].startswith("part 2")
     assert os.path.samefile(built / page, second / page)
     assert tree(first)[page].startswith("part 1")
+
+
+def test_a_parts_robots_copy_is_kept_under_the_name_the_robots_middleware_gives_it(tmp_path: Path) -> None:
+    """A host with a port: the middleware asks (and stores) ``scheme://host:port/robots.txt``,
+    so the merge must pick the part's copy by that name, not by the bare host name."""
+    url = "https://d.example:8443/fees"
+    part = tmp_path / "p" / "store"
+    url_files(part, url, "part")
+    name = f"robots/{url_key(robots_txt_url('https', 'd.example:8443'))}.json"
+    put(part, name, "robots d")
+    built = build_merged_store(None, [(part, [url])], tmp_path / "out" / "store")
+    assert tree(built)[name] == "robots d"

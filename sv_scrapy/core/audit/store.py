@@ -86,6 +86,12 @@ def url_key(url: str) -> str:
     return hashlib.sha1(url.encode("utf-8")).hexdigest()
 
 
+def robots_txt_url(scheme: str, netloc: str) -> str:
+    """The URL a host's robots.txt is asked at, and so the name its stored copy is kept under: the
+    robots middleware saves and looks up by it, the store merge picks a part's copies by it."""
+    return f"{scheme}://{netloc}/robots.txt"
+
+
 @dataclass
 class Entry:
     url: str

@@ -24,7 +24,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sv_scrapy.core.audit.store import url_key
+from sv_scrapy.core.audit.store import robots_txt_url, url_key
 
 # the merge's own files, never copied from a part; corrupt/ stays with the part that set it aside
 OWN = ("run.json", "claims.json", "history.json", "sites.json", "corrupt", ".lock")
@@ -95,10 +95,10 @@ def _url_files(urls: Iterable[str]) -> dict[str, set[str]]:
         key = url_key(url)
         for folder, suffix in PER_URL:
             wanted[folder].add(key + suffix)
-        hosts.add(urlsplit(url).hostname or "")
+        hosts.add(urlsplit(url).netloc)  # as the robots middleware keys a host: its port and case kept
     for host in hosts:
         for scheme in ("https", "http"):
-            wanted["robots"].add(f"{url_key(f'{scheme}://{host}/robots.txt')}.json")
+            wanted["robots"].add(f"{url_key(robots_txt_url(scheme, host))}.json")
     return wanted
 
 
