@@ -39,6 +39,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sv_scrapy.downloadhandlers.hostcheck import CheckedTLSOptions, HostnameCheck
+
 IDLE_SECONDS = 60.0
 IDLE_MOST = 1000
 
@@ -57,9 +59,15 @@ def hold_connections(handler: Any) -> None:
 
 def share_tls_context(factory: Any) -> None:
     """Make Scrapy's context ``factory`` hand every connection the same certificate options,
-    whose OpenSSL context is built once, at the first connection."""
+    whose OpenSSL context is built once, at the first connection; where it does not verify
+    certificates (Scrapy's default), its hostname check is made once per host and certificate
+    (``hostcheck.py``)."""
     options = factory._get_cert_options()
     factory._get_cert_options = lambda: options
+    if not factory._verify_certificates:
+        check = HostnameCheck()
+        factory.creatorForNetloc = lambda hostname, port: CheckedTLSOptions(
+            options._makeTLSConnection, hostname.decode("ascii"), check)
 
 
 def cap_idle(pool: Any, most: int) -> None:
