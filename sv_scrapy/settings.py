@@ -74,6 +74,7 @@ SCHEDULER_PRIORITY_QUEUE = "sv_scrapy.pqueues.HostTurnQueue"  # Scrapy's downloa
 # callbacks are checked once by tests/test_spider_callbacks.py instead.
 WARN_ON_GENERATOR_RETURN_VALUE = False
 LOG_FORMATTER = "sv_scrapy.extensions.logformatter.RunLogFormatter"  # no per-page DEBUG line built for INFO to drop
+STATS_CLASS = "sv_scrapy.extensions.stats.RunStatsCollector"  # Scrapy's stats, no Python code on each attribute read
 RETRY_GIVE_UP_LOG_LEVEL = "WARNING"  # a dead page is a finding, not a crawler error
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 # one resolver for the run: a host resolved once, unsafe answers refused, only checked addresses connected
