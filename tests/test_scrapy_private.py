@@ -100,6 +100,15 @@ def test_the_network_handler_s_pool_and_context_factory_are_where_connections_py
     assert "self._get_cert_options()" in inspect.getsource(type(_load_context_factory_from_settings(get_crawler())))
 
 
+def test_the_hostname_check_replaces_scrapy_s_where_scrapy_does_not_verify() -> None:
+    """``share_tls_context`` builds the connection's options as Scrapy's non-verifying path does."""
+    factory = _load_context_factory_from_settings(get_crawler())
+    assert factory._verify_certificates is False  # Scrapy's default: the check only warns
+    creator = inspect.getsource(type(factory).creatorForNetloc)
+    assert "if not self._verify_certificates:" in creator, THE_ONE_MODULE.name
+    assert "self._get_cert_options()._makeTLSConnection," in creator, THE_ONE_MODULE.name
+
+
 def test_one_tls_context_serves_every_host_each_connection_naming_its_own() -> None:
     """Shared, the context must carry nothing of one host: on this Twisted, the server name (SNI)
     and the verification are the connection's."""

@@ -33,6 +33,8 @@ Both are set on private attributes of Scrapy's handler (``_contextFactory``, ``_
 Twisted's pool (``_putConnection``, ``_timeouts``, ``_removeConnection``): Scrapy has no setting
 for either (``DOWNLOADER_CLIENTCONTEXTFACTORY`` is deprecated); the names are asserted against
 the installed versions in ``tests/test_scrapy_private.py`` and ``tests/test_connections.py``.
+So is the context factory's choice of a connection's options (``_verify_certificates``, the
+options' ``_makeTLSConnection``), where ``hostcheck.py`` makes Scrapy's hostname check.
 """
 
 from __future__ import annotations
