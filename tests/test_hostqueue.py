@@ -10,7 +10,8 @@ from scrapy.squeues import FifoMemoryQueue
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.test import get_crawler
 
-from sv_scrapy.pqueues import HostTurnQueue, in_host_turns
+from sv_scrapy.downloadhandlers.connections import IDLE_MOST, IDLE_SECONDS
+from sv_scrapy.pqueues import HOSTS_AT_ONCE, HostTurnQueue, in_host_turns
 
 
 def queue(busy: dict[str, int] | None = None) -> HostTurnQueue:
@@ -65,3 +66,20 @@ def test_start_urls_come_in_host_turns() -> None:
             "https://b.org/2"]
     assert list(in_host_turns(urls)) == ["https://a.org/1", "https://b.org/1", "https://c.org/1",
                                          "https://a.org/2", "https://b.org/2", "https://a.org/3"]
+
+
+def test_at_most_so_many_hosts_take_turns_a_host_joining_as_one_runs_out() -> None:
+    urls = ["https://a.org/1", "https://a.org/2", "https://a.org/3", "https://b.org/1", "https://c.org/1",
+            "https://c.org/2"]
+    assert list(in_host_turns(urls, at_once=2)) == ["https://a.org/1", "https://b.org/1", "https://a.org/2",
+                                                    "https://c.org/1", "https://a.org/3", "https://c.org/2"]
+
+
+def test_a_host_comes_back_while_its_last_connection_is_still_kept() -> None:
+    """Its next URL ~HOSTS_AT_ONCE requests later: fewer hosts than the pool keeps idle
+    connections, and within IDLE_SECONDS at a global cap of 100 requests/s."""
+    urls = [f"https://h{h}.org/{i}" for i in range(3) for h in range(5000)]
+    place = {url: n for n, url in enumerate(in_host_turns(urls))}
+    gaps = [place[f"https://h{h}.org/1"] - place[f"https://h{h}.org/0"] for h in range(5000)]
+    assert max(gaps) <= HOSTS_AT_ONCE < IDLE_MOST
+    assert HOSTS_AT_ONCE / 100 < IDLE_SECONDS
