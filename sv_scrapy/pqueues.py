@@ -86,27 +86,31 @@ class HostTurnQueue(DownloaderAwarePriorityQueue):
         return self._queued
 
 
-# start()'s order takes at most this many hosts in turn at a time, the next host joining as
-# one runs out of URLs: a host's next URL then comes a few hundred requests after its last one
-# (this many, and the other hosts' in ``spiders.base.START_AHEAD``'s window: seconds at a
-# global cap of 100 requests/s, past any host's floor), while the connection of the last is
-# still among the ``downloadhandlers.connections.IDLE_MOST`` (1,000) idle ones the pool keeps
-# 60 s. Every host in turn came back to a host only after all the others: at 5,000 hosts past
-# both, so each request but robots.txt's opened a connection (a CONNECT and a TLS handshake,
-# ~1-2 ms of the crawl's CPU each).
+# The connections the pool keeps idle (``downloadhandlers.connections.IDLE_MOST``, which this
+# layer may not import; tests/test_hostqueue.py holds them equal), 60 s each. Up to that many
+# hosts, start()'s order takes every host in turn, as it always did: each host's connection is
+# kept until its next turn. Above, every host in turn came back to a host only after all the
+# others, past both limits (~50 s at 5,000 hosts and 100 requests/s), so each request but
+# robots.txt's opened a connection (a CONNECT and a TLS handshake, ~1-2 ms of the crawl's CPU
+# each). There at most ``HOSTS_AT_ONCE`` hosts take turns, the next joining as one runs out of
+# URLs: a host's next URL comes a few hundred requests after its last one (this many, and the
+# other hosts' in ``spiders.base.START_AHEAD``'s window), seconds at 100 requests/s, past any
+# host's floor, while its last connection is still kept.
+KEPT_CONNECTIONS = 1000
 HOSTS_AT_ONCE = 250
 
 
-def in_host_turns(urls: Iterable[str], at_once: int = HOSTS_AT_ONCE) -> Iterator[str]:
-    """The URLs one host at a time, in turn among at most ``at_once`` hosts (hosts in the order
-    first cited, each host's URLs in theirs): the order this queue hands them out had they
-    all been queued at once. A spider that queues a window of them at a time
-    (``spiders.base.START_AHEAD``) keeps as many hosts busy as the window holds, even where a
-    corpus cites one host a thousand times in a row."""
+def in_host_turns(urls: Iterable[str], at_once: int = HOSTS_AT_ONCE, kept: int = KEPT_CONNECTIONS) -> Iterator[str]:
+    """The URLs one host at a time, in turn (hosts in the order first cited, each host's URLs in
+    theirs; above ``kept`` hosts, among at most ``at_once`` at a time): the order this queue
+    hands them out had they all been queued at once. A spider that queues a window of them at
+    a time (``spiders.base.START_AHEAD``) keeps as many hosts busy as the window holds, even
+    where a corpus cites one host a thousand times in a row."""
     by_host: dict[str, deque[str]] = {}
     for url in urls:
         by_host.setdefault(urlsplit(url).hostname or "", deque()).append(url)
     joining = deque(by_host.values())
+    at_once = at_once if len(by_host) > kept else len(by_host)
     turns: deque[deque[str]] = deque()
     while turns or joining:
         while joining and len(turns) < at_once:

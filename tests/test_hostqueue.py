@@ -11,7 +11,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.test import get_crawler
 
 from sv_scrapy.downloadhandlers.connections import IDLE_MOST, IDLE_SECONDS
-from sv_scrapy.pqueues import HOSTS_AT_ONCE, HostTurnQueue, in_host_turns
+from sv_scrapy.pqueues import HOSTS_AT_ONCE, KEPT_CONNECTIONS, HostTurnQueue, in_host_turns
 
 
 def queue(busy: dict[str, int] | None = None) -> HostTurnQueue:
@@ -71,13 +71,18 @@ def test_start_urls_come_in_host_turns() -> None:
 def test_at_most_so_many_hosts_take_turns_a_host_joining_as_one_runs_out() -> None:
     urls = ["https://a.org/1", "https://a.org/2", "https://a.org/3", "https://b.org/1", "https://c.org/1",
             "https://c.org/2"]
-    assert list(in_host_turns(urls, at_once=2)) == ["https://a.org/1", "https://b.org/1", "https://a.org/2",
+    assert list(in_host_turns(urls, at_once=2, kept=2)) == ["https://a.org/1", "https://b.org/1", "https://a.org/2",
                                                     "https://c.org/1", "https://a.org/3", "https://c.org/2"]
+    # no more hosts than the pool keeps connections for: every host in turn, as always
+    assert list(in_host_turns(urls, at_once=2, kept=3)) == ["https://a.org/1", "https://b.org/1", "https://c.org/1",
+                                                            "https://a.org/2", "https://c.org/2", "https://a.org/3"]
 
 
 def test_a_host_comes_back_while_its_last_connection_is_still_kept() -> None:
     """Its next URL ~HOSTS_AT_ONCE requests later: fewer hosts than the pool keeps idle
-    connections, and within IDLE_SECONDS at a global cap of 100 requests/s."""
+    connections, and within IDLE_SECONDS at a global cap of 100 requests/s. (Up to as many
+    hosts as it keeps, every host in turn: test_start_urls_come_in_host_turns.)"""
+    assert KEPT_CONNECTIONS == IDLE_MOST
     urls = [f"https://h{h}.org/{i}" for i in range(3) for h in range(5000)]
     place = {url: n for n, url in enumerate(in_host_turns(urls))}
     gaps = [place[f"https://h{h}.org/1"] - place[f"https://h{h}.org/0"] for h in range(5000)]
