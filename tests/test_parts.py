@@ -4,10 +4,11 @@ fault scenarios (404, 500, a reset connection, 503 then 200, a slow page, a robo
 disallow, a redirect inside a site, a redirect to another part's site, an absent figure, a figure
 that changes in month 2).
 
-Month 1: three parts at once against one mock web, merged. Month 2: two parts over month 1's
-merged store, the second SIGKILLed halfway (the merge exits 1 naming it and its hosts), rerun,
-merged again. The single run's two months are the reference. Each part's requests carry its
-own User-Agent, so the one request log says which part asked what."""
+Month 1: three parts at once against one mock web, merged. Month 2: two parts at once over month
+1's merged store, the second SIGKILLed halfway (the merge exits 1 naming it and its hosts), rerun,
+merged again. The single run's two months are the reference, run beside the parts on a mock web of
+its own. Each part's requests carry its own User-Agent, so the one request log says which part
+asked what."""
 
 from __future__ import annotations
 
@@ -142,6 +143,21 @@ def part_crawl(web: Web, corpus: Path, configs: dict[int, Path], i: int, n: int,
                  args={"part": f"{i}/{n}"}, extra_env={"SV_NOW": now})
 
 
+def kill_halfway(web: Web, corpus: Path, config: Path, folder: Path) -> None:
+    """Month 2's part 2/2, SIGKILLed once it has read a page from the store (a 304) and before its
+    slowed pages are done."""
+    cmd, env = crawl_command("audit", corpus=corpus, config=config, output=folder,
+                             proxy_env=web.web.env(), args={"part": "2/2"}, extra_env={"SV_NOW": MONTHS[1]})
+    killed = subprocess.Popen(cmd, cwd=PROJECT_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(e.user_agent.endswith("(part 2)") and e.url.endswith("/taux")
+                                                 and e.status == 304 for e in web.web.log):
+        time.sleep(0.05)
+    time.sleep(0.3)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait()
+
+
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One corpus and the configs of the single run (0) and of each part (1-3)."""
@@ -150,7 +166,6 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"tmp": tmp, "corpus": corpus, "configs": part_configs(tmp)}
 
 
-@pytest.fixture(scope="module")
 def single(setup: dict[str, Any]) -> dict[str, Any]:
     """The reference: one whole audit a month (the timing tests need only the parts' runs)."""
     tmp: Path = setup["tmp"]
@@ -167,11 +182,14 @@ def single(setup: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def runs(parts: dict[str, Any], single: dict[str, Any]) -> dict[str, Any]:
-    return {**parts, **single}
+def runs(setup: dict[str, Any]) -> dict[str, Any]:
+    """The parts' months and the single run's, side by side (as a matrix runs its jobs): each has its
+    own mock web, folders and configs, so neither sees the other but through the machine's cores."""
+    with ThreadPoolExecutor(2) as pool:
+        reference = pool.submit(single, setup)
+        return {**parts(setup), **reference.result()}
 
 
-@pytest.fixture(scope="module")
 def parts(setup: dict[str, Any]) -> dict[str, Any]:
     tmp, corpus, configs = setup["tmp"], setup["corpus"], setup["configs"]
     merge_env = {"SV_CONFIG_DIR": str(configs[0]), "SV_CORPUS_ROOT": str(corpus)}
@@ -194,18 +212,12 @@ def parts(setup: dict[str, Any]) -> dict[str, Any]:
         web.web.clear_log()
         for i in (1, 2):
             shutil.copytree(tmp / "m1" / "store", tmp / f"q{i}" / "store")
-        assert part(1, 2, tmp / "q1", MONTHS[1]).returncode == 0
+        # part 1/2 beside part 2/2, as a matrix runs them; only part 2's pages are slowed
         web.slow = set(owned(2, 2)[2:])
-        cmd, env = crawl_command("audit", corpus=corpus, config=configs[2], output=tmp / "q2",
-                                 proxy_env=web.web.env(), args={"part": "2/2"}, extra_env={"SV_NOW": MONTHS[1]})
-        killed = subprocess.Popen(cmd, cwd=PROJECT_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not any(e.user_agent.endswith("(part 2)") and e.url.endswith("/taux")
-                                                     and e.status == 304 for e in web.web.log):
-            time.sleep(0.05)
-        time.sleep(0.3)
-        killed.send_signal(signal.SIGKILL)
-        killed.wait()
+        with ThreadPoolExecutor(1) as pool:
+            first = pool.submit(part, 1, 2, tmp / "q1", MONTHS[1])
+            kill_halfway(web, corpus, configs[2], tmp / "q2")
+        assert first.result().returncode == 0, first.result().stderr[-1500:]
         web.slow = set()
         out["merges"]["m2_killed"] = merge(tmp / "q1", tmp / "q2", into=tmp / "m2", env={**merge_env, "SV_NOW": MONTHS[1]})
         out["m2_killed_report"] = (tmp / "m2" / "audit" / "report.md").read_text(encoding="utf-8")
