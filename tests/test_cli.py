@@ -3,7 +3,7 @@ point, the exit status, stdout and stderr as a user sees them. Everything else a
 commands is tested in-process (testing.commands.scrapy_in_process, testing.inprocess). Here too:
 the monthly audit started by `scrapy crawl audit` and by a CrawlerProcess script, side by side
 (its monitoring: tests/test_monitoring.py), and `make demo` run as a newcomer does. The runs
-killed halfway or beside another are in tests/test_unattended.py."""
+killed halfway or beside another are in tests/test_unattended_killed.py."""
 
 from __future__ import annotations
 
