@@ -20,7 +20,7 @@ pytestmark = pytest.mark.subprocess  # drives a process: make test-fast leaves i
 
 SITE = "www.impots.gouv.fr"
 ARCHIVE = "web.archive.org"
-HELD = 3.0
+HELD = 2.0
 TOLERANCE = 0.1  # the server's clock (see tests/test_pacing_as_run.py)
 PAGES = 6
 LIVENESS: dict[str, Any] = {**FAST_LIVENESS,
