@@ -127,6 +127,18 @@ class Entry:
         known = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in data.items() if k in known})
 
+    def to_json(self) -> dict[str, Any]:
+        """The entry as stored: its fields in order, the content state as an object of its own.
+        Shallow: the records and excerpts are plain JSON values already, and ``dataclasses.asdict``
+        deep-copied each of them once more for every page journalled (~130 calls an entry, 0.4 ms
+        of the crawl's CPU a page: issue #42); the text written is the same."""
+        data = {name: getattr(self, name) for name in _ENTRY_FIELDS}
+        data["state"] = asdict(self.state)
+        return data
+
+
+_ENTRY_FIELDS = tuple(f.name for f in dataclass_fields(Entry))
+
 
 def sealed(stored: str, lenient: bool) -> str | None:
     """The text of a stored file: checked against its header; a text with no header at all is
@@ -191,7 +203,7 @@ class ContentStore:
         return entry
 
     def save(self, entry: Entry) -> None:
-        data = asdict(entry)
+        data = entry.to_json()
         write_json(self._path("pages", entry.url, ".json"), {**data, "checksum": _entry_checksum(data)})
 
     def _read_text(self, url: str, suffix: str) -> str | None:
