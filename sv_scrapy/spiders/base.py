@@ -243,11 +243,10 @@ class ClaimSpider(scrapy.Spider):
                 await asyncio.sleep(0)
             while queued(self.crawler) >= START_AHEAD:
                 await asyncio.sleep(START_POLL)
-            claims = self.run.claims_of(url)
             reason = refusal_reason(url, self.run.runtime.config.liveness.excluded_hosts)
-            if reason:
+            if reason:  # its claims decoded here only: a page fetched has them decoded with its item
                 self.crawler.stats.inc_value("sv/spider/excluded")
-                yield PageItem(url=url, claims=claims, fetched=Fetched(url, self.now(), refused=reason))
+                yield PageItem(url=url, claims=self.run.claims_of(url), fetched=Fetched(url, self.now(), refused=reason))
                 continue
             past = self.past_of(url)
             earlier = self.done_earlier(url, past)
