@@ -23,8 +23,7 @@ def _replacing(path: str | os.PathLike[str], binary: bool = False) -> Iterator[I
     :class:`~sv_scrapy.core.errors.OutputError` naming the path."""
     target = Path(path)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        fd, tmp = _temp_beside(target)
     except OSError as exc:
         raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
     try:
@@ -40,6 +39,16 @@ def _replacing(path: str | os.PathLike[str], binary: bool = False) -> Iterator[I
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _temp_beside(target: Path) -> tuple[int, str]:
+    """A new temp file in ``target``'s folder, the folder made first only when it is missing: a
+    ``mkdir`` tried before every write failed (it exists) three times a page of an audit."""
+    try:
+        return tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except FileNotFoundError:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:

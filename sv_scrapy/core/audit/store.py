@@ -57,8 +57,13 @@ logger = logging.getLogger(__name__)
 TEXT_HEADER = "sv-text sha256="  # first line of a stored text: the hash of what follows
 
 
+# one encoder for every entry's checksum: ``json.dumps`` with options builds a new one each call,
+# half of the checksum's time (an entry is checked on each write and each read)
+_CHECKSUM_TEXT = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+
+
 def _entry_checksum(data: dict[str, Any]) -> str:
-    return sha256_hex(json.dumps(data, sort_keys=True, ensure_ascii=False))
+    return sha256_hex(_CHECKSUM_TEXT(data))
 
 
 def seal_text(text: str) -> str:
