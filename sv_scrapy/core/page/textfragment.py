@@ -52,8 +52,13 @@ def _segment(text: str, pos: int, end: int) -> tuple[int, int]:
     return lo, m.start() if m else len(text)
 
 
-def _occurrences(text: str, candidate: str) -> int:
-    flat = _SPACES.sub(" ", text).casefold()
+def _flat(text: str) -> str:
+    """``text`` as candidates are counted in: spaces collapsed, case folded."""
+    return _SPACES.sub(" ", text).casefold()
+
+
+def _occurrences(flat: str, candidate: str) -> int:
+    """How often ``candidate`` stands as words of ``flat`` (the page's ``_flat`` text)."""
     return len(re.findall(rf"(?<!\w){re.escape(candidate.casefold())}(?!\w)", flat))
 
 
@@ -73,19 +78,20 @@ def start_text(text: str, figure: str, at: int | None = None) -> str | None:
     before = [m for m in _WORD.finditer(text, lo, pos)]
     after = [m for m in _WORD.finditer(text, end, hi)]
     left, right = pos, end
+    flat = _flat(text)  # once: each candidate is counted in the whole page (a long page's text, many times)
     if text[lo:pos].rstrip() and not text[pos - 1 : pos].isspace() and before:
         left = before.pop().start()  # the figure's word starts before it ("€500", "(3.5")
     if after and not text[end : end + 1].isspace():
         right = after.pop(0).end()
     while True:
         candidate = _SPACES.sub(" ", text[left:right]).strip()
-        if _occurrences(text, candidate) <= 1 or not (before or after):
+        if _occurrences(flat, candidate) <= 1 or not (before or after):
             break
         if len(candidate.split()) >= MAX_WORDS:
             return None
         if after:  # the words after a figure say what it is of ("3.5 % of the price") …
             right = after.pop(0).end()
-        if before and _occurrences(text, _SPACES.sub(" ", text[left:right]).strip()) > 1:
+        if before and _occurrences(flat, _SPACES.sub(" ", text[left:right]).strip()) > 1:
             left = before.pop().start()  # … the words before it what it is ("surcharge: 3.5 %")
     # a sentence's last word keeps no full stop or comma of its own: "2.50 %." is found as "2.50 %"
     return candidate.strip(" |").rstrip(".,;:") or None
