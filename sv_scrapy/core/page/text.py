@@ -84,6 +84,8 @@ def decode_body(body: bytes, content_type: str | None, truncated: bool = False) 
 
 
 def _is_hidden(el: lxml.html.HtmlElement) -> bool:
+    if not el.attrib:  # most elements: nothing could hide them
+        return False
     if el.get("hidden") is not None or el.get("aria-hidden", "").lower() == "true":
         return True
     if el.tag == "input" and el.get("type", "").lower() == "hidden":
@@ -254,10 +256,14 @@ def _read(root: lxml.html.HtmlElement | None, shapes: _Shapes | None) -> ShapedT
     kept: list[LineShape] = []
     current = 0
     for raw_line in "".join(parts).split("\n"):
-        marks = _MARK_RE.findall(raw_line)
-        if marks:
+        # most lines of the walk are empty or only a mark (a block's edges): nothing kept, no regex run
+        if not raw_line:
+            continue
+        if _MARK in raw_line and (marks := _MARK_RE.findall(raw_line)):
             current = int(marks[-1])
             raw_line = _MARK_RE.sub("", raw_line)
+            if not raw_line:
+                continue
         line = _SPACES_RE.sub(" ", raw_line).strip(" |")
         if line.strip():
             lines.append(line.strip())
