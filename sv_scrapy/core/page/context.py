@@ -90,7 +90,12 @@ def in_claims_language(text: str, lang: str) -> bool:
     """Whether the page is in the playbooks' language (English): its declared language, else its words."""
     if lang:
         return lang.lower().split("-")[0].split("_")[0] == "en"
-    words = [w.lower() for w in _LETTERS.findall(text[:20000])]
+    return _reads_english(text[:20000])
+
+
+@lru_cache(maxsize=4)  # each claim of a page asks of the same text in turn: its words are read once
+def _reads_english(head: str) -> bool:
+    words = [w.lower() for w in _LETTERS.findall(head)]
     return bool(words) and sum(w in STOPWORDS for w in words) >= _ENGLISH_SHARE * len(words)
 
 
