@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from testing.crawl import make_config, write_corpus
+from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.wayback import HOST, MockCapture, MockWayback
 
-from .test_archive import CORPUS, LIVENESS, ON, archive_entries, audit, page, serve, url
+from .test_archive import CORPUS, LIVENESS, NOW, ON, archive_entries, audit, page, serve, url
 
 
 # One mock web (and Wayback) for the two audits of the whole corpus that are judged apart: archive off, then
@@ -62,6 +63,26 @@ def test_the_archives_robots_txt_is_obeyed(tmp_path: Path) -> None:
     assert asked == [f"{HOST}/robots.txt"]
     assert doc["items"][0]["then_now"] == {"verdict": "archive_unavailable",
                                            "line": "archive unavailable: robots.txt disallows this URL"}
+
+
+def test_an_audit_closes_as_soon_as_its_last_archive_answer_is_read(tmp_path: Path) -> None:
+    """Scrapy asks whether an idle spider may close when a request or an item ends, else on its 5-s
+    heartbeat; the archive's lookups end off the engine, so the journey asks at once when the last
+    one ends (``extensions/journey.py``): the audit closes within a second of the last archive
+    answer, where it waited for the next heartbeat (~4 s for a crawl this short)."""
+    write_corpus(tmp_path / "corpus", {"countries/fr/playbook.md": "# France\n\n**Last verified**: 2026-05-20\n\n"
+                                                                   f"## Tax\n\n- Duty 7.25 % ([n]({url('never')}))\n"})
+    config = make_config(tmp_path / "config", liveness=LIVENESS, source_verify=ON)
+    with MockWeb() as web:
+        MockWayback(web).add(url("never"), MockCapture("20260510000000", page("7,25 %")))
+        web.route(url("never"), Route(body=page()))
+        result = crawl_in_process("audit", corpus=tmp_path / "corpus", config=config, output=tmp_path / "out",
+                                  proxy_env=web.env(), extra_env={"SV_NOW": NOW})
+        last_answer = max(e.t for e in archive_entries(web.log))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stats["sv/archive/captures_read"] == 1  # the lookup ran to its end
+    closed = result.stats["finish_time"].timestamp()
+    assert closed - last_answer < 1.0, closed - last_answer
 
 
 # -- a claim flagged while its figure is still on the page: present now, nothing to add ----------------------

@@ -10,6 +10,8 @@
   apply as to any page; the answer comes back to the awaiting caller.
 * :meth:`Journey.keep_open` runs work that outlives the item that started it (the archive's
   lookups): the spider is kept open until it is done, and it is cancelled if the crawl closes.
+  When the last of it ends on an idle spider, the idle question is asked at once, not on the
+  engine's next heartbeat (up to 5 s later).
 
 The crawler holds the one instance: ``journey_of(crawler)``.
 """
@@ -27,8 +29,9 @@ from urllib.parse import urlsplit
 import scrapy
 from scrapy import signals
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
-from scrapy.exceptions import DontCloseSpider
+from scrapy.exceptions import CloseSpider, DontCloseSpider
 from scrapy.http.request import NO_CALLBACK
+from twisted.python.failure import Failure
 
 from sv_scrapy.core.errors import OutputError
 from sv_scrapy.core.page.ocr import OcrSettings, OcrText, OcrUnavailable, installed_languages, languages_for, ocr_pdf
@@ -77,6 +80,7 @@ class Journey:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sv-pdf")
         self._warned = False
         self._tasks: set[asyncio.Task[None]] = set()
+        self._closing: set[asyncio.Task[None]] = set()  # a close this extension started, held until it ends
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 
@@ -211,6 +215,28 @@ class Journey:
         error = None if task.cancelled() else task.exception()
         if error is not None:
             report_code_error(self.crawler, error, "the page journey")
+        if not self._tasks:
+            self._idle_now()
+
+    def _idle_now(self) -> None:
+        """The engine's idle step, taken now: the spider_idle signal, then the close when no handler
+        keeps the spider open and it is still idle. Scrapy asks whether the spider is idle when a
+        request or an item ends, and else only on its 5-s heartbeat: work that ends off the engine (the
+        last archive answer read and kept) would hold an idle audit open until then. Public calls
+        only: ``needs_backout`` is true once the engine stops or the spider closes, and then nothing
+        is asked; a close already under way is joined by ``close_spider_async``."""
+        engine, spider = self.crawler.engine, self.crawler.spider
+        if engine is None or spider is None or engine.paused or engine.needs_backout() or not engine.spider_is_idle():
+            return  # busy: the engine asks again itself when that work ends
+        answers = self.crawler.signals.send_catch_log(signals.spider_idle, spider=spider,
+                                                       dont_log=(DontCloseSpider, CloseSpider))
+        raised = [a.value for _, a in answers if isinstance(a, Failure)]
+        if any(isinstance(e, DontCloseSpider) for e in raised) or not engine.spider_is_idle():
+            return
+        reason = next((e.reason for e in raised if isinstance(e, CloseSpider)), "finished")
+        task = asyncio.get_running_loop().create_task(engine.close_spider_async(reason=reason))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     def _spider_idle(self) -> None:
         if self._tasks:
