@@ -53,7 +53,8 @@ class Pings:
 def pings() -> Iterator[tuple[Pings, str]]:
     record = Pings()
     server = ThreadingHTTPServer(("127.0.0.1", 0), record.handler())
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits for the serving loop to look up from its socket: 0.5 s a test on the default poll
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     yield record, f"http://127.0.0.1:{server.server_address[1]}/ping/5e1c-check"
     server.shutdown()
     server.server_close()

@@ -64,6 +64,8 @@ from testing.mockweb.anthropic_rules import (
 )
 
 Script = dict[str, Any]
+# how often the serving thread looks up from its socket to see whether stop() was asked
+SERVE_POLL_S = 0.02
 
 
 class AnthropicStub:
@@ -110,7 +112,9 @@ class AnthropicStub:
         handler = type("StubHandler", (_Handler,), {"stub": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, name="anthropic-stub", daemon=True).start()
+        # stop() waits for the serving loop to see its flag: on the default 0.5-s poll, half a second a stub
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": SERVE_POLL_S},
+                         name="anthropic-stub", daemon=True).start()
         return self
 
     def stop(self) -> None:
@@ -214,6 +218,9 @@ def _error(etype: str, message: str) -> dict[str, Any]:
 class _Handler(BaseHTTPRequestHandler):
     stub: AnthropicStub
     protocol_version = "HTTP/1.1"
+    # the head and the body leave in two writes: with Nagle's algorithm on, the body waits for the
+    # client's delayed ACK of the head (~40 ms on Linux loopback) on every kept-alive answer
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
