@@ -65,6 +65,7 @@ def test_the_archives_robots_txt_is_obeyed(tmp_path: Path) -> None:
                                            "line": "archive unavailable: robots.txt disallows this URL"}
 
 
+@pytest.mark.pacing  # an upper bound on time (pyproject.toml): ~20 ms here, 4.4 s on the heartbeat
 def test_an_audit_closes_as_soon_as_its_last_archive_answer_is_read(tmp_path: Path) -> None:
     """Scrapy asks whether an idle spider may close when a request or an item ends, else on its 5-s
     heartbeat; the archive's lookups end off the engine, so the journey asks at once when the last
