@@ -9,6 +9,8 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb
 
@@ -42,3 +44,22 @@ def test_a_second_crawl_in_the_process_has_its_own_lock_config_and_clock(tmp_pat
     generated = json.loads((out / "audit" / "audit.json").read_text(encoding="utf-8"))["generated_at"]
     # its own clock, started at SV_NOW when it began: not the first run's, run on past the pause
     assert (datetime.fromisoformat(generated) - datetime.fromisoformat(NOW)).total_seconds() <= took + 1
+
+
+@pytest.mark.pacing  # an upper bound on time (pyproject.toml): ~0.1 s here, 5 s on the engine's heartbeat
+def test_an_audit_with_nothing_to_fetch_closes_once_its_items_are_kept(tmp_path: Path) -> None:
+    """Every claim's host excluded: ``start()`` yields the claims' items and no request, and no request
+    ends after them to make Scrapy ask whether the spider is idle; the journey asks once the items have
+    left the pipelines (``extensions/journey.py``), where the engine asked on its 5-s heartbeat."""
+    config, corpus, out = one_page(tmp_path)
+    liveness = config / "_url-liveness.json"
+    data = json.loads(liveness.read_text(encoding="utf-8"))
+    data["excluded_hosts"].append({"host": "www.impots.gouv.fr", "reason": "nothing to fetch"})
+    liveness.write_text(json.dumps(data), encoding="utf-8")
+    with MockWeb() as web:
+        result = crawl_in_process("audit", corpus=corpus, config=config, output=out, proxy_env=web.env(),
+                                  extra_env={"SV_NOW": NOW})
+        asked = list(web.log)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert asked == [] and result.stats["item_scraped_count"] == 1
+    assert result.stats["elapsed_time_seconds"] < 1.0, result.stats["elapsed_time_seconds"]

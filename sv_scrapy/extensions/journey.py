@@ -11,7 +11,7 @@
 * :meth:`Journey.keep_open` runs work that outlives the item that started it (the archive's
   lookups): the spider is kept open until it is done, and it is cancelled if the crawl closes.
   When the last of it ends on an idle spider, the idle question is asked at once, not on the
-  engine's next heartbeat (up to 5 s later).
+  engine's next heartbeat (up to 5 s later); so it is after the items ``start()`` yields.
 
 The crawler holds the one instance: ``journey_of(crawler)``.
 """
@@ -50,6 +50,9 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
 logger = logging.getLogger(__name__)
+# how long after an item's signal the idle question waits: the scraper counts the item done a few loop
+# turns (microseconds) after the signal; a turn that misses it leaves the question to the heartbeat
+ITEM_SETTLE_S = 0.05
 
 @dataclass(frozen=True)
 class Fetch:
@@ -81,8 +84,11 @@ class Journey:
         self._warned = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._closing: set[asyncio.Task[None]] = set()  # a close this extension started, held until it ends
+        self._asking: asyncio.TimerHandle | None = None  # the idle question after an item, pending
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
+        for ended in (signals.item_scraped, signals.item_dropped, signals.item_error):
+            crawler.signals.connect(self._item_done, signal=ended)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -218,6 +224,18 @@ class Journey:
         if not self._tasks:
             self._idle_now()
 
+    def _item_done(self) -> None:
+        """An item left the pipelines. One that ``start()`` yielded (an excluded or held claim's) has no
+        request after it to make the engine ask whether the spider is idle: when it is the last work,
+        the engine would ask on its next heartbeat. The scraper counts the item done a few loop turns
+        after this signal, so the question is asked a moment later, once for the items of that moment."""
+        if self._asking is None:
+            self._asking = asyncio.get_running_loop().call_later(ITEM_SETTLE_S, self._ask_after_items)
+
+    def _ask_after_items(self) -> None:
+        self._asking = None
+        self._idle_now()
+
     def _idle_now(self) -> None:
         """The engine's idle step, taken now: the spider_idle signal, then the close when no handler
         keeps the spider open and it is still idle. Scrapy asks whether the spider is idle when a
@@ -243,6 +261,8 @@ class Journey:
             raise DontCloseSpider
 
     def _spider_closed(self) -> None:
+        if self._asking is not None:
+            self._asking.cancel()
         for task in list(self._tasks):
             task.cancel()
         self._executor.shutdown(wait=False, cancel_futures=True)
