@@ -10,8 +10,8 @@
   apply as to any page; the answer comes back to the awaiting caller.
 * :meth:`Journey.keep_open` runs work that outlives the item that started it (the archive's
   lookups): the spider is kept open until it is done, and it is cancelled if the crawl closes.
-  When the last of it ends on an idle spider, the idle question is asked at once, not on the
-  engine's next heartbeat (up to 5 s later); so it is after the items ``start()`` yields.
+  When the last of it ends, or an item ``start()`` yielded leaves the pipelines, the journey asks
+  whether the spider is idle then, not on the engine's next heartbeat (up to 5 s later).
 
 The crawler holds the one instance: ``journey_of(crawler)``.
 """
@@ -245,7 +245,7 @@ class Journey:
         is asked; a close already under way is joined by ``close_spider_async``."""
         engine, spider = self.crawler.engine, self.crawler.spider
         if engine is None or spider is None or engine.paused or engine.needs_backout() or not engine.spider_is_idle():
-            return  # busy: the engine asks again itself when that work ends
+            return  # busy: the engine asks again when a request ends, this extension when its work ends
         answers = self.crawler.signals.send_catch_log(signals.spider_idle, spider=spider,
                                                        dont_log=(DontCloseSpider, CloseSpider))
         raised = [a.value for _, a in answers if isinstance(a, Failure)]
