@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -63,30 +62,6 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     with _replacing(path, binary=True) as fh:
         fh.write(data)
     return Path(path)
-
-
-def link_or_copy(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> Path:
-    """``target`` made the very file ``source`` is — a file only ever replaced by a rename, never
-    written in place, as every file written here: a hard link renamed into place, so the bytes
-    already on disk (and synced) are not written and synced a second time, and a crash leaves the
-    old ``target`` or the new one. A copy, written as :func:`write_bytes` writes, where the
-    filesystem has no hard links."""
-    target = Path(target)
-    link = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        os.link(source, link)
-    except OSError:  # no hard links here (or across these folders): the bytes once more
-        try:
-            data = Path(source).read_bytes()
-        except OSError as exc:
-            raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
-        return write_bytes(target, data)
-    try:
-        os.replace(link, target)
-    except OSError as exc:
-        link.unlink(missing_ok=True)
-        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
-    return target
 
 
 def write_json(path: str | os.PathLike[str], data: Any) -> Path:

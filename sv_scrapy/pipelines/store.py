@@ -76,10 +76,9 @@ class StoreUpdatePipeline(_StoreWriter):
         past = page.past or PagePast(url)
         reading = page.reading
         if reading.content_hash and outcome.state is not None:
-            stable = outcome.state.stable_hash == reading.content_hash and (outcome.changed or not past.stable_kept)
             if fetched.http_status != 304:
-                store.save_text(url, reading.text, stable_too=stable)
-            elif stable:
+                store.save_text(url, reading.text)
+            if outcome.state.stable_hash == reading.content_hash and (outcome.changed or not past.stable_kept):
                 store.save_stable_text(url, reading.text)
         if (pdf := pdf_bytes_kept(page)) is not None:
             store.save_pdf(url, pdf)

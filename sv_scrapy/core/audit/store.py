@@ -43,7 +43,7 @@ from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sv_scrapy.core.atomic import link_or_copy, write_bytes, write_json, write_text
+from sv_scrapy.core.atomic import write_bytes, write_json, write_text
 from sv_scrapy.core.audit.news import shared_values
 from sv_scrapy.core.audit.outcomes import as_json_object
 from sv_scrapy.core.claims.record import ClaimRecord
@@ -232,13 +232,8 @@ class ContentStore:
     def text(self, url: str) -> str | None:
         return self._read_text(url, ".txt")
 
-    def save_text(self, url: str, text: str, *, stable_too: bool = False) -> None:
-        """The latest text; ``stable_too``: the confirmed baseline's as well (the usual first read
-        of a page, and a change that settles), the one file under both names (``link_or_copy``):
-        its bytes written and synced once, not twice."""
-        path = write_text(self._path("text", url, ".txt"), seal_text(text))
-        if stable_too:
-            link_or_copy(path, self._path("text", url, ".stable.txt"))
+    def save_text(self, url: str, text: str) -> None:
+        write_text(self._path("text", url, ".txt"), seal_text(text))
 
     def stable_text(self, url: str) -> str | None:
         """The text of the confirmed baseline (what "before" means when a change settles)."""
