@@ -19,6 +19,7 @@ from sv_scrapy.run.runtime import Runtime, resolve
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
     from scrapy.settings import Settings
 
@@ -47,7 +48,7 @@ def report_bug(command: str, exc: Exception) -> int:
 
 
 class SvCommand:
-    """A non-crawling project command whose user mistakes end in one line and exit 2."""
+    """A non-crawling project command whose failures end in one line and their exit status."""
 
     requires_project = True
     requires_crawler_process = False
@@ -70,10 +71,16 @@ class SvCommand:
         if args:
             self.fail(f"unexpected argument(s): {' '.join(args)}")
             return
+        self.answer(lambda: self.execute(opts))
+
+    def answer(self, work: Callable[[], int | None]) -> None:
+        """Do ``work``; the exit status is what it returns, else one line: an ``SvError``'s own
+        status (2 a mistake, 1 a failed write, 75 the lock is taken), 1 for a bug."""
         try:
-            self.exitcode = self.execute(opts) or 0
+            self.exitcode = work() or 0
         except SvError as exc:
-            self.fail(str(exc))
+            print(f"scrapy {self.name}: error: {exc}", file=sys.stderr)
+            self.exitcode = exc.exit_code
         except Exception as exc:  # noqa: BLE001  # a bug: one line and exit 1, as any failure
             self.exitcode = report_bug(self.name, exc)
 

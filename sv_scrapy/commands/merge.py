@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.commands import ScrapyCommand
 
-from sv_scrapy.commands import SvCommand, report_bug
+from sv_scrapy.commands import SvCommand
 from sv_scrapy.core.atomic import write_json
 from sv_scrapy.core.audit import reviewfile
 from sv_scrapy.core.audit.partsmerge import judge, merged_inputs, read_part
@@ -29,7 +29,7 @@ from sv_scrapy.core.audit.spool import Spool, spool_dir
 from sv_scrapy.core.audit.store import ContentStore
 from sv_scrapy.core.audit.storemerge import build_merged_store, swap_in
 from sv_scrapy.core.audit.verdicts import read_verdicts, reports_dir
-from sv_scrapy.core.errors import ArgumentError, SvError
+from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.report.finish import AuditInputs, finish_audit
 from sv_scrapy.core.report.outputs import write_documents
 from sv_scrapy.core.report.sourcelinks import resolve_links
@@ -60,25 +60,22 @@ class Command(SvCommand, ScrapyCommand):
         parser.add_argument("--ci", action="store_true", help="as -a ci=1: reports to SV_CI_DIR, $GITHUB_OUTPUT lines")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        self.answer(lambda: self.merge_folders(args, opts))
+
+    def merge_folders(self, args: list[str], opts: argparse.Namespace) -> int:
+        if not args:
+            raise ArgumentError("give the part folders: scrapy merge PART_DIR... --into OUT_DIR")
+        if not opts.into:
+            raise ArgumentError("--into OUT_DIR is required")
+        # millions of objects read from the parts live until the end: the cyclic collector's
+        # passes would rescan them all (a third of a 20,000-claim merge's CPU) and free nothing
+        collecting = gc.isenabled()
+        gc.disable()
         try:
-            if not args:
-                raise ArgumentError("give the part folders: scrapy merge PART_DIR... --into OUT_DIR")
-            if not opts.into:
-                raise ArgumentError("--into OUT_DIR is required")
-            # millions of objects read from the parts live until the end: the cyclic collector's
-            # passes would rescan them all (a third of a 20,000-claim merge's CPU) and free nothing
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
-                self.exitcode = self.merge([Path(a) for a in args], Path(opts.into), bool(opts.ci))
-            finally:
-                if collecting:  # as the caller had it (an in-process caller may have turned it off)
-                    gc.enable()
-        except SvError as exc:
-            print(f"scrapy merge: error: {exc}", file=sys.stderr)
-            self.exitcode = exc.exit_code
-        except Exception as exc:  # noqa: BLE001  # a bug: one line and exit 1, as any failure
-            self.exitcode = report_bug("merge", exc)
+            return self.merge([Path(a) for a in args], Path(opts.into), bool(opts.ci))
+        finally:
+            if collecting:  # as the caller had it (an in-process caller may have turned it off)
+                gc.enable()
 
     def merge(self, folders: list[Path], out: Path, ci: bool) -> int:
         # the parts' records and claims wait on disk for the finish, read one at a time

@@ -23,14 +23,14 @@ from urllib.parse import urlsplit
 
 from scrapy.commands import ScrapyCommand
 
-from sv_scrapy.commands import SvCommand, report_bug
+from sv_scrapy.commands import SvCommand
 from sv_scrapy.core.audit import reviewfile
 from sv_scrapy.core.audit.reviewfile import DECISIONS, FINDINGS, Review
 from sv_scrapy.core.audit.reviews import ROOT_CITATION, apply_reviews, findings, new_review
 from sv_scrapy.core.audit.runlock import acquire
 from sv_scrapy.core.claims.linter import lint_corpus
 from sv_scrapy.core.claims.record import ClaimRecord, records_of
-from sv_scrapy.core.errors import ArgumentError, SvError
+from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.report.finish import root_rows
 from sv_scrapy.llm.jobs import load_items
 
@@ -197,15 +197,13 @@ class Command(SvCommand, ScrapyCommand):
         parser.add_argument("--expired", action="store_true", help="with --list: only the expired ones")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        self.ids = list(args)
-        try:
+        self.ids = list(args)  # review takes claim ids as arguments
+
+        def checked_then_executed() -> int:
             check_arguments(self.ids, opts)
-            self.exitcode = self.execute(opts) or 0
-        except SvError as exc:  # one line; 2 a mistake, 75 the lock is taken, 1 the file could not be written
-            print(f"scrapy review: error: {exc}", file=sys.stderr)
-            self.exitcode = exc.exit_code
-        except Exception as exc:  # noqa: BLE001  # a bug: one line and exit 1, as any failure
-            self.exitcode = report_bug("review", exc)
+            return self.execute(opts)
+
+        self.answer(checked_then_executed)
 
     def execute(self, opts: argparse.Namespace) -> int:
         """The mode the options name: ``--list``, claim ids, or ``--from-audit --only`` (a
