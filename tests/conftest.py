@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from testing.commands import PROJECT_DIR, SCRAPY, run_scrapy
+from testing.mockweb.threaded import serve_in_thread
 
 __all__ = ["PROJECT_DIR", "SCRAPY", "run_scrapy", "shared_corpus"]
 
@@ -52,9 +52,7 @@ class Pings:
 @pytest.fixture()
 def pings() -> Iterator[tuple[Pings, str]]:
     record = Pings()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), record.handler())
-    # shutdown() waits for the serving loop to look up from its socket: 0.5 s a test on the default poll
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    server = serve_in_thread(record.handler(), "pings")
     yield record, f"http://127.0.0.1:{server.server_address[1]}/ping/5e1c-check"
     server.shutdown()
     server.server_close()

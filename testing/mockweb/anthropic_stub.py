@@ -62,10 +62,9 @@ from testing.mockweb.anthropic_rules import (
     prefix_chars,
     tokens_of_chars,
 )
+from testing.mockweb.threaded import serve_in_thread
 
 Script = dict[str, Any]
-# how often the serving thread looks up from its socket to see whether stop() was asked
-SERVE_POLL_S = 0.02
 
 
 class AnthropicStub:
@@ -110,11 +109,7 @@ class AnthropicStub:
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> AnthropicStub:
         handler = type("StubHandler", (_Handler,), {"stub": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        # stop() waits for the serving loop to see its flag: on the default 0.5-s poll, half a second a stub
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": SERVE_POLL_S},
-                         name="anthropic-stub", daemon=True).start()
+        self._server = serve_in_thread(handler, "anthropic-stub")
         return self
 
     def stop(self) -> None:
