@@ -343,8 +343,10 @@ def test_the_parts_together_keep_the_floors_and_the_single_runs_cap(paced: dict[
     assert set(close) <= {ACROSS[1]} and len(close.get(ACROSS[1], [])) <= 1, close
     starts = [e.began for e in log]
     busiest = max(sum(1 for t in starts if s <= t < s + 1.0) for s in starts)
-    # the parts share the single run's cap (a third each): never more in any second than it allows
-    assert busiest <= REQ_PER_SEC + 1, busiest
+    # the parts share the single run's cap (a third each). Each part's cap lets a second hold its
+    # share and one start more (a rate limiter with a tolerance: core.politeness.CAP_TOLERANCE), so
+    # the three together hold the single run's count and three more, never a part's whole cap more
+    assert busiest <= REQ_PER_SEC + 3, busiest
 
 
 def test_a_killed_part_is_named_with_its_hosts_and_its_rerun_completes(runs: dict[str, Any]) -> None:

@@ -41,7 +41,14 @@ from w3lib.url import canonicalize_url
 
 from sv_scrapy import signals as sv_signals
 from sv_scrapy.core.audit.parts import part_of, shared_liveness
-from sv_scrapy.core.politeness import RETRY_AFTER_CAP_SECONDS, HostFloors, Pacer, parse_retry_after
+from sv_scrapy.core.politeness import (
+    CAP_TOLERANCE,
+    HOST_TOLERANCE,
+    RETRY_AFTER_CAP_SECONDS,
+    HostFloors,
+    Pacer,
+    parse_retry_after,
+)
 from sv_scrapy.downloadhandlers.connections import hold_connections
 from sv_scrapy.downloadhandlers.render import resolved_here
 from sv_scrapy.resolver import resolver_for
@@ -66,12 +73,12 @@ INNER_HANDLER = "SV_NETWORK_HANDLER"  # the handler that talks to the network (s
 
 
 # A timer fires only when the event loop gets to it: epoll rounds its timeout up to the next
-# millisecond, and a busy loop gets there later still. Past ``_SLACK`` (below), each start
-# under the global cap is counted from when it actually left, so that lateness would add up
-# start after start (about 15 % at 50 requests/s). So a global start waits its last stretch by checking
-# the clock once per loop turn: other work runs meanwhile, and the start leaves on time.
-# The check is a plain loop callback, not a resumption of the waiting coroutine and the
-# downloader's frames above it (at 100 requests/s those resumptions were ~2.5 million a run).
+# millisecond, and a busy loop gets there later still. Past the cap's tolerance
+# (``core.politeness.CAP_TOLERANCE``), each start under the global cap is counted from when it
+# actually left, so lateness would add up start after start. So a global start waits its last
+# stretch by checking the clock once per loop turn: other work runs meanwhile, and the start
+# leaves on time. The check is a plain loop callback, not a resumption of the waiting coroutine
+# and the downloader's frames above it (at 100 requests/s those resumptions were ~2.5 million a run).
 # A host's own gap (a second or more) is slept plainly: a millisecond late there is 0.1 %.
 _SPIN = 0.0015
 
@@ -81,15 +88,10 @@ _SPIN = 0.0015
 # takes ~0.15 s on a loaded machine) delay that request's wire start but not the next one's,
 # which then reaches the server closer than the cap allows (0.092 s instead of 0.2 s, once in
 # CI). So each start is followed to the wire: the next start waits until the previous one has
-# left, and counts from when it did.
-#
-# Lateness up to ``_SLACK`` in all, from a start's slot to its bytes' leaving, is not counted
-# (the pacer caps it at half the gap), so that a loop that serves each start a turn late does not
-# push every later slot back: the slots keep their grid, and no two requests reach the wire
-# closer than the cap's gap less ``_SLACK`` (2 ms: an ordinary loop turn). Counted from each
-# actual start instead, one process at 100 requests/s, its loop busy two thirds of the time,
-# ran 4.7 % over its bound.
-_SLACK = 0.002
+# left, and counts from when it did, less the tolerances (``CAP_TOLERANCE`` for the global cap,
+# ``HOST_TOLERANCE`` for the host's gap), so that a loop that serves each start a turn late does
+# not push every later slot back. Counted from each actual start instead, one process at 100
+# requests/s, its loop busy two thirds of the time, ran 4.7 % over its bound.
 _BROWSER_WAIT = 0.5  # seconds a browser navigation may hold the next start while it is on its way
 # A rendered request takes its place this long before its host is ready: opening a page in
 # the browser before its navigation reaches the route took 0.13–0.9 s on a loaded machine
@@ -410,7 +412,7 @@ class PacedDownloadHandler:
 
     def _start(self, host: str, now: float, waited: float, navigation: Any) -> None:
         if navigation is None:
-            self.pacer.started(host, now, forgive=_SLACK)
+            self.pacer.started(host, now, forgive=CAP_TOLERANCE)
             self._follow_to_wire(host, now)
         else:
             self.pacer.started(host, now)
@@ -435,7 +437,7 @@ class PacedDownloadHandler:
         loop = asyncio.get_running_loop()
 
         def on_wire() -> None:
-            self.pacer.left(host, booked, time.monotonic(), forgive=_SLACK)
+            self.pacer.left(host, booked, time.monotonic(), forgive=CAP_TOLERANCE, host_forgive=HOST_TOLERANCE)
             left.set()
 
         loop.call_later(0, loop.call_later, 0, on_wire)
