@@ -38,13 +38,14 @@ docs: install
 	$(DOCS_RUN)
 
 # three passes, all always run, each test in exactly one (tests/test_makefile.py): the inner loop
-# (make test-fast's selection, its wall time printed for the log), then the tests that drive a process,
-# a browser, tesseract or scrapyd on 4 workers (pytest-xdist, a file's tests on one worker so that a
-# module's fixtures run once), then the tests a loaded machine could fail (marker `pacing`), one at a
-# time. The second pass keeps both cores busy (its processes start, crawl and read); the third mostly
-# waits on the mock web's floors, so lint and the docs run beside it at the idle scheduling class
-# (SCHED_IDLE, `chrt -i 0`: a core's spare time only, never a pacing test's; `nice -n 19` where chrt is
-# missing). Their output is held in _local/checks and printed after it; a failure fails make test.
+# (make test-fast's selection, its wall time printed for the log), then two side by side: the tests a
+# loaded machine could fail (marker `pacing`), one at a time, and beside them the tests that drive a
+# process, a browser, tesseract or scrapyd on 4 workers (pytest-xdist, a file's tests on one worker so
+# that a module's fixtures run once), with lint and the docs. The pacing pass mostly waits on the mock
+# web's floors, so everything beside it runs at the idle scheduling class (SCHED_IDLE, `chrt -i 0`: a
+# core's spare time only, never a pacing test's, which takes the core back the moment it wakes;
+# `nice -n 19` where chrt is missing). Their output is held in _local/checks and printed after the
+# pacing pass's; a failure of any fails make test.
 SLOW_MARKERS := not pacing and (subprocess or browser or ocr or scrapyd)
 SLOW_PYTEST = $(BIN)/python -m pytest -W error -q -n 4 --dist loadfile -m "$(SLOW_MARKERS)"
 PACING_PYTEST = $(BIN)/python -m pytest -W error -q -m pacing
@@ -55,20 +56,20 @@ test: install
 	started=$$(date +%s); \
 	$(FAST_PYTEST) || status=$$?; \
 	echo "make test-fast: $$(( $$(date +%s) - started )) s wall, load average $$(cut -d' ' -f1 /proc/loadavg)"; \
-	started=$$(date +%s); \
-	$(SLOW_PYTEST) || status=$$?; \
-	echo "the slow pass: $$(( $$(date +%s) - started )) s wall"; \
 	mkdir -p $(CHECKS_LOG); \
 	started=$$(date +%s); \
+	{ $(SPARE_CPU) $(SHELL) -c '$(SLOW_PYTEST); passed=$$?; \
+		echo "the slow pass: $$(( $$(date +%s) - '$$started' )) s wall"; exit $$passed'; \
+		} > $(CHECKS_LOG)/slow.log 2>&1 & slow=$$!; \
 	{ $(SPARE_CPU) $(SHELL) -c '$(LINT_RUN)'; } > $(CHECKS_LOG)/lint.log 2>&1 & lint=$$!; \
 	{ $(SPARE_CPU) $(SHELL) -c '$(DOCS_RUN)'; } > $(CHECKS_LOG)/docs.log 2>&1 & docs=$$!; \
 	$(PACING_PYTEST) || status=$$?; \
-	echo "the pacing pass: $$(( $$(date +%s) - started )) s wall, lint and the docs beside it on spare CPU"; \
-	for check in lint docs; do \
-		wait $${!check} || { status=$$?; echo "make $$check failed:"; }; \
+	echo "the pacing pass: $$(( $$(date +%s) - started )) s wall, the slow pass, lint and the docs beside it on spare CPU"; \
+	for check in slow lint docs; do \
+		wait $${!check} || { status=$$?; echo "make test's $$check pass failed:"; }; \
 		cat $(CHECKS_LOG)/$$check.log; \
 	done; \
-	echo "lint and the docs: $$(( $$(date +%s) - started )) s wall from the pacing pass's start"; \
+	echo "all passes: $$(( $$(date +%s) - started )) s wall from the pacing pass's start"; \
 	exit $$status
 
 # the suite starts some 300 Python processes (workers, scrapy, scripts): each compiles the project and

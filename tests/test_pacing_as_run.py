@@ -29,7 +29,7 @@ from testing.mockweb.server import LogEntry
 # keeps is the rule, not its size.
 TOLERANCE = 0.1
 
-pytestmark = [pytest.mark.pacing, pytest.mark.subprocess]  # run alone (make test's last pass); drives a process
+pytestmark = [pytest.mark.pacing, pytest.mark.subprocess]  # one at a time (make test); drives a process
 
 LIVENESS: dict[str, Any] = {
     "global": {"req_per_sec": 5, "default_per_host_interval_ms": 300, "request_timeout_seconds": 5,

@@ -20,7 +20,7 @@ from testing.mockweb.server import LogEntry
 # a new tunnel): two starts can arrive a little closer than they were sent.
 TOLERANCE = 0.05
 
-pytestmark = pytest.mark.pacing  # run alone: make test's second pass
+pytestmark = pytest.mark.pacing  # one at a time (make test)
 
 HOSTS = {
     # host: (urls, floor seconds, robots.txt)
