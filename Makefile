@@ -45,7 +45,8 @@ docs: install
 # web's floors, so everything beside it runs at the idle scheduling class (SCHED_IDLE, `chrt -i 0`: a
 # core's spare time only, never a pacing test's, which takes the core back the moment it wakes;
 # `nice -n 19` where chrt is missing). Their output is held in _local/checks and printed after the
-# pacing pass's; a failure of any fails make test.
+# pacing pass's; a failure of any fails make test. Each runs in a session of its own (setsid), so that
+# an interrupt of make test stops it with the pacing pass: a background job of a script ignores SIGINT.
 SLOW_MARKERS := not pacing and (subprocess or browser or ocr or scrapyd)
 SLOW_PYTEST = $(BIN)/python -m pytest -W error -q -n 4 --dist loadfile -m "$(SLOW_MARKERS)"
 PACING_PYTEST = $(BIN)/python -m pytest -W error -q -m pacing
@@ -58,11 +59,12 @@ test: install
 	echo "make test-fast: $$(( $$(date +%s) - started )) s wall, load average $$(cut -d' ' -f1 /proc/loadavg)"; \
 	mkdir -p $(CHECKS_LOG); \
 	started=$$(date +%s); \
-	{ $(SPARE_CPU) $(SHELL) -c '$(SLOW_PYTEST); passed=$$?; \
-		echo "the slow pass: $$(( $$(date +%s) - '$$started' )) s wall"; exit $$passed'; \
-		} > $(CHECKS_LOG)/slow.log 2>&1 & slow=$$!; \
-	{ $(SPARE_CPU) $(SHELL) -c '$(LINT_RUN)'; } > $(CHECKS_LOG)/lint.log 2>&1 & lint=$$!; \
-	{ $(SPARE_CPU) $(SHELL) -c '$(DOCS_RUN)'; } > $(CHECKS_LOG)/docs.log 2>&1 & docs=$$!; \
+	trap 'kill -- -$$slow -$$lint -$$docs 2> /dev/null; exit 130' INT TERM; \
+	setsid $(SPARE_CPU) $(SHELL) -c '$(SLOW_PYTEST); passed=$$?; \
+		echo "the slow pass: $$(( $$(date +%s) - '$$started' )) s wall"; exit $$passed' \
+		> $(CHECKS_LOG)/slow.log 2>&1 & slow=$$!; \
+	setsid $(SPARE_CPU) $(SHELL) -c '$(LINT_RUN)' > $(CHECKS_LOG)/lint.log 2>&1 & lint=$$!; \
+	setsid $(SPARE_CPU) $(SHELL) -c '$(DOCS_RUN)' > $(CHECKS_LOG)/docs.log 2>&1 & docs=$$!; \
 	$(PACING_PYTEST) || status=$$?; \
 	echo "the pacing pass: $$(( $$(date +%s) - started )) s wall, the slow pass, lint and the docs beside it on spare CPU"; \
 	for check in slow lint docs; do \
@@ -77,7 +79,7 @@ test: install
 # CPU a worker; the bytecode is kept (in __pycache__, which git ignores)
 test test-fast test-slow test-pacing: export PYTHONDONTWRITEBYTECODE :=
 
-# make test's second and last passes alone: the jobs of .github/workflows/ci.yml, which run lint, the
+# make test's process and pacing passes alone: the jobs of .github/workflows/ci.yml, which run lint, the
 # docs and the three passes side by side
 test-slow: install
 	$(SLOW_PYTEST)

@@ -24,8 +24,8 @@ RETRY_AFTER_CAP_SECONDS = 60.0  # wait at most this long for a Retry-After; long
 # bound (bench/audit.py, four runs), at 5 ms 1.03. It is never more than half the gap, so a
 # second still holds at most the cap's count and one more.
 CAP_TOLERANCE = 0.005
-# The same for a host's own gap, kept small: a floor is what the host asked for (a second or
-# more), and 2 ms of it is 0.2 %.
+# The same for a host's own gap, kept small: a floor is what the host asked for (half a second
+# or more), and 2 ms of it is 0.4 % at most.
 HOST_TOLERANCE = 0.002
 _DELTA_SECONDS = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() also takes "²"
 

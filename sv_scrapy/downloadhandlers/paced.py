@@ -79,7 +79,7 @@ INNER_HANDLER = "SV_NETWORK_HANDLER"  # the handler that talks to the network (s
 # stretch by checking the clock once per loop turn: other work runs meanwhile, and the start
 # leaves on time. The check is a plain loop callback, not a resumption of the waiting coroutine
 # and the downloader's frames above it (at 100 requests/s those resumptions were ~2.5 million a run).
-# A host's own gap (a second or more) is slept plainly: a millisecond late there is 0.1 %.
+# A host's own gap (half a second or more) is slept plainly: a millisecond late there is 0.2 %.
 _SPIN = 0.0015
 
 # A start is booked when its turn comes, but its bytes leave a loop iteration later: Twisted
