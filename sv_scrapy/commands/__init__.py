@@ -58,9 +58,10 @@ class SvCommand:
     settings: Settings | None
     exitcode: int
 
-    def fail(self, message: str) -> None:
+    def fail(self, message: str, status: int = 2) -> None:
+        """End in one line on stderr and ``status`` (2: the user's mistake)."""
         print(f"scrapy {self.name}: error: {message}", file=sys.stderr)
-        self.exitcode = 2
+        self.exitcode = status
 
     def runtime(self) -> Runtime:
         assert self.settings is not None
@@ -79,8 +80,7 @@ class SvCommand:
         try:
             self.exitcode = work() or 0
         except SvError as exc:
-            print(f"scrapy {self.name}: error: {exc}", file=sys.stderr)
-            self.exitcode = exc.exit_code
+            self.fail(str(exc), exc.exit_code)
         except Exception as exc:  # noqa: BLE001  # a bug: one line and exit 1, as any failure
             self.exitcode = report_bug(self.name, exc)
 
