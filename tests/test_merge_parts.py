@@ -128,3 +128,17 @@ def test_a_part_of_the_previous_release_reads_as_this_releases(tmp_path: Path) -
                      dict(got["records"]), got["urls"], got["archive_counts"], judge([part]).corpus))
     assert read[0] == read[1]
     assert read[1][4] == claims and read[1][2] == [("h0.gouv.fr", "other.fr"), ("h1.gouv.fr", "other.fr")]
+
+
+def test_equal_page_rows_of_a_part_are_read_as_one(tmp_path: Path) -> None:
+    # 100,000 pages' counted fields take a few hundred values: each read once, not held per page
+    urls = {f"https://h.gouv.fr/{i}": {"fetch_status": "OK" if i % 2 else "DEAD", "not_modified": False}
+            for i in range(4)}
+    inputs: dict[str, Any] = {"records": {}, "urls": urls, "failure": "", "claims": [], "params": {"part": "1/1"},
+                              "run_id": "run-1", "generated_at": "2027-01-01T03:00:00+00:00", "corpus_commit": "abc"}
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "run.json").write_text(json.dumps({"run_id": "run-1", "finished": True}), encoding="utf-8")
+    write_part(tmp_path / PART_FILE, part="1/1", inputs=inputs, corpus_index=[])
+    read = read_part(tmp_path).doc
+    assert read is not None and read.urls == urls
+    assert len({id(row) for row in read.urls.values()}) == 2

@@ -69,9 +69,10 @@ def write_json(path: str | os.PathLike[str], data: Any) -> Path:
 
     Streamed to the temp file (``core.indentjson`` encodes piece by piece, ``json.dump``'s
     bytes): an audit of 10,000 claims never holds its whole JSON text, and that text's bytes, in
-    memory at once. It iterates a list subclass as it iterates itself: an audit's items are read
-    from disk as they are written (``core.audit.spool.SpooledItems``; ``json``'s C encoder, used
-    without ``indent``, would read the subclass's empty storage instead).
+    memory at once. A list subclass is written as it iterates itself, or as it holds its members'
+    text: an audit's items are copied from disk as they are written
+    (``core.audit.spool.SpooledItems``; ``json``'s C encoder, used without ``indent``, would read
+    the subclass's empty storage instead).
     """
     with _replacing(path) as fh:
         for piece in iterencode(data):

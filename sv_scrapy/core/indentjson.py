@@ -5,8 +5,9 @@ With ``indent`` set, the standard library encodes in Python: a generator per con
 ``write`` per token — 30 million of them for a 100,000-claim ``audit.json``, the largest cost of
 a merge. Here a container is one ``str.join`` of its members, scalars are encoded by the same C
 string encoder, and a document is yielded in pieces only down to ``STREAMED`` levels, so a list
-that is read from disk as it is iterated (``core.audit.spool.SpooledItems``) is written one
-element at a time, never held whole.
+kept on disk (``core.audit.spool.SpooledItems``) is written one element at a time, never held
+whole. A list that holds its members already indented (``IndentedMembers``) is copied, not
+encoded again.
 
 The same output for every value ``json.dump`` accepts with its defaults, the same ``TypeError``
 for one it refuses; a value that contains itself raises ``RecursionError`` where ``json`` names
@@ -21,6 +22,17 @@ from typing import Any
 PAD = "  "  # one level of indent=2
 STREAMED = 2  # levels yielded member by member: audit.json's document, then its items list
 _INFINITY = float("inf")
+
+
+class IndentedMembers(list[Any]):
+    """A list that holds its members as their indented text (each ``dumps``'d at the top level):
+    ``iterencode`` writes that text, moved to its depth, rather than encoding each member again
+    (``core.audit.spool.SpooledItems``: records spooled as text, never decoded to be written).
+    Moving is replacing each newline: ``json`` escapes a newline inside a string, so every raw one
+    starts a line of the layout. Its iteration still yields the members themselves."""
+
+    def indented_members(self) -> Iterator[str]:
+        raise NotImplementedError
 
 
 def _float(value: float) -> str:
@@ -61,6 +73,8 @@ def _other(value: Any, newline: str) -> str:
         return int.__repr__(value)
     if isinstance(value, float):
         return _float(value)
+    if isinstance(value, IndentedMembers):
+        return _moved(value, newline)
     if isinstance(value, (list, tuple)):
         return _list(value, newline)
     if isinstance(value, dict):
@@ -73,6 +87,13 @@ def _list(value: Any, newline: str) -> str:
         return "[]"
     inner = newline + PAD
     return "[" + inner + ("," + inner).join([_encoded(v, inner) for v in value]) + newline + "]"
+
+
+def _moved(value: IndentedMembers, newline: str) -> str:
+    if not value:
+        return "[]"
+    inner = newline + PAD
+    return "[" + inner + ("," + inner).join([t.replace("\n", inner) for t in value.indented_members()]) + newline + "]"
 
 
 def _dict(value: dict[Any, Any], newline: str) -> str:
@@ -119,6 +140,10 @@ def iterencode(value: Any, newline: str = "\n", levels: int = STREAMED) -> Itera
             yield separator + (encode_basestring(k) if type(k) is str else _key(k)) + ": "
             yield from iterencode(v, inner, levels - 1)
             separator = "," + inner
+    elif isinstance(value, IndentedMembers):  # as _moved, a member at a time
+        for text in value.indented_members():
+            yield separator + text.replace("\n", inner)
+            separator = "," + inner
     else:
         for v in value:
             yield separator
@@ -141,4 +166,4 @@ def dumps(value: Any) -> str:
       "3": "é"
     }
     """
-    return "".join(iterencode(value))
+    return _encoded(value, "\n")  # whole, not in iterencode's pieces: a spooled record is encoded so

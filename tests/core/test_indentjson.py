@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sv_scrapy.core.atomic import write_json
-from sv_scrapy.core.indentjson import dumps, iterencode
+from sv_scrapy.core.indentjson import IndentedMembers, dumps, iterencode
 
 
 def stock(value: Any) -> str:
@@ -105,3 +105,26 @@ def test_write_json_writes_json_dumps_bytes(tmp_path: Path) -> None:
     write_json(tmp_path / "doc.json", doc)
     wanted = stock({**doc, "items": list(Streamed(2))}) + "\n"
     assert (tmp_path / "doc.json").read_bytes() == wanted.encode("utf-8")
+
+
+class Texts(IndentedMembers):
+    """Members held as their indented text only: iterating them would fail the test."""
+
+    def __init__(self, values: list[Any]) -> None:
+        super().__init__()
+        self.texts = [dumps(v) for v in values]
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def __iter__(self) -> Iterator[Any]:
+        raise AssertionError("decoded to be written")
+
+    def indented_members(self) -> Iterator[str]:
+        return iter(self.texts)
+
+
+def test_members_held_as_text_are_written_at_their_depth() -> None:
+    values = [{"id": "a", "lines": ["x\ny", {"deep": [1, {}]}]}, [], "é", {"k": {"l": ["m"]}}]
+    doc = {"version": 1, "items": Texts(values), "tail": [Texts([{"x": 1}])]}
+    assert "".join(iterencode(doc)) == stock({"version": 1, "items": values, "tail": [[{"x": 1}]]})

@@ -20,6 +20,15 @@ def test_each_value_reads_back_even_one_added_since_the_last_read(tmp_path: Path
     assert spool.get(second) == {"id": "b"} and spool.get(first)["id"] == "a"
 
 
+def test_a_value_on_several_lines_reads_back_alone_and_in_order(tmp_path: Path) -> None:
+    # a record is spooled as its indented text (``SpooledItems``): newlines inside a value
+    spool = Spool(tmp_path)
+    texts = ['{\n  "id": "a"\n}', '[\n  1,\n  2\n]', '"one line"']
+    numbers = [spool.add_encoded(text) for text in texts]
+    assert [spool.text(k) for k in numbers] == texts
+    assert [spool.get(k) for k in numbers] == list(spool.values(block=8)) == [{"id": "a"}, [1, 2], "one line"]
+
+
 class FullDisk:
     def write(self, data: bytes) -> int:
         raise OSError(errno.ENOSPC, "No space left on device")

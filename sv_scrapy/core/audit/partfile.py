@@ -137,6 +137,7 @@ def _member(line: str) -> tuple[str, str]:
 
 def _read_lines(lines: Iterable[bytes], spool: Spool) -> PartData:
     data, hosts = PartData({}, spool), dict[str, None]()
+    rows: dict[str, Any] = {}  # a url row's text -> its one decoded dict (a few hundred among 100,000 pages)
     section, ended = "", False
     for raw in lines:
         line = raw.decode("utf-8").rstrip("\n").removesuffix(",")
@@ -152,8 +153,9 @@ def _read_lines(lines: Iterable[bytes], spool: Spool) -> PartData:
             key, text = _member(line)
             if section == "records":
                 data.add_record(key, json.loads(text), text)
-            else:
-                data.urls[key] = json.loads(text)
+            else:  # a page's counted fields: equal rows are one shared dict, as the crawl holds them
+                row = rows.get(text)
+                data.urls[key] = row if row is not None else rows.setdefault(text, json.loads(text))
         elif line.endswith((": [", ": {")):
             section = json.loads(line[:-3])
         elif line == "}":
