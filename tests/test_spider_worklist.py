@@ -98,12 +98,14 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[InProcessCrawl, MockW
     config = make_config(
         tmp / "config",
         liveness={**FAST_LIVENESS, "excluded_hosts": [{"host": "blocked.case.gouv.fr", "reason": "test exclusion"}]},
-        source_verify={"fetch": {"js_spa_hosts": ["spa.case.gov.hk"]}},
+        # no Chromium and no tesseract: the shells and the scan keep their status and prior without them
+        # (rendering and OCR are judged in test_spider_render and test_spider_ocr, marked for them)
+        source_verify={"fetch": {"js_spa_hosts": ["spa.case.gov.hk"]}, "pdf": {"ocr": False}},
     )
     with MockWeb() as web:
         _site(web)
         result = crawl_in_process("worklist", corpus=corpus, config=config, output=tmp / "out", proxy_env=web.env(),
-                                  args={"sample": "1000", "include_secondary": "1"})
+                                  args={"sample": "1000", "include_secondary": "1"}, settings={"SV_RENDER_ENABLED": False})
     assert result.returncode == 0, result.stderr[-3000:]
     return result, web
 
