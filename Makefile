@@ -4,10 +4,11 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 DEPS_STAMP := $(VENV)/.deps-stamp
+CACHES_STAMP := _local/caches.stamp
 
 .PHONY: install system-deps lint docs test test-fast test-slow test-pacing fuzz demo screenshot bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
 
-install: $(DEPS_STAMP) system-deps
+install: $(DEPS_STAMP) system-deps $(CACHES_STAMP)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +22,19 @@ $(DEPS_STAMP): requirements.txt requirements-dev.txt requirements-docs.txt | $(B
 
 system-deps:
 	@tools/install-system-deps.sh
+
+# what a fresh checkout's first test run would otherwise build in each of a pass's 4 workers at once,
+# built once after the install: the project's bytecode (on every core), the tests' rewritten asserts
+# (pytest's own cache, written by one collection: 3 s of CPU a worker) and Hypothesis's table of Unicode
+# characters (.hypothesis/unicode_data: 1 s a worker). Once per checkout: an edited module is recompiled
+# by whichever process imports it first.
+$(CACHES_STAMP): export PYTHONDONTWRITEBYTECODE :=
+$(CACHES_STAMP): $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(BIN)/python -m compileall -q -j 0 sv_scrapy testing > /dev/null
+	-$(BIN)/python -m pytest --collect-only -q -p no:cacheprovider > $(@D)/caches.log 2>&1
+	$(BIN)/python -W ignore -c "from hypothesis import strategies; strategies.text().example()"
+	touch $@
 
 LINT_RUN = $(BIN)/ruff check sv_scrapy testing tests bench tools docs && $(BIN)/mypy
 lint: install
