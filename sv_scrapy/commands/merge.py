@@ -27,7 +27,7 @@ from sv_scrapy.core.audit.partsmerge import judge, merged_inputs, read_part
 from sv_scrapy.core.audit.runlock import acquire
 from sv_scrapy.core.audit.spool import Spool, spool_dir
 from sv_scrapy.core.audit.store import ContentStore
-from sv_scrapy.core.audit.storemerge import build_merged_store, swap_in
+from sv_scrapy.core.audit.storemerge import building_aside, swap_in
 from sv_scrapy.core.audit.verdicts import read_verdicts, reports_dir
 from sv_scrapy.core.errors import ArgumentError
 from sv_scrapy.core.report.finish import AuditInputs, finish_audit
@@ -94,13 +94,15 @@ class Command(SvCommand, ScrapyCommand):
         previous, scopes = memory.claim_outcomes()
         assert self.settings is not None
         report_dir = AuditSpider.report_dir_for(self.settings, out, ci)
-        done = finish_audit(self.inputs(rt, judgement, memory, (previous, scopes), out, report_dir, ci))
-        write_documents(done, report_dir, env("GITHUB_OUTPUT") if ci else None)
+        # next month's store, built beside the finish (it reads no output of it)
+        fetched = [(p.store, set(p.doc.urls) | p.doc.cited) for p in judgement.merged if p.doc]
+        with building_aside(base, fetched, out / "store") as built:
+            done = finish_audit(self.inputs(rt, judgement, memory, (previous, scopes), out, report_dir, ci))
+            write_documents(done, report_dir, env("GITHUB_OUTPUT") if ci else None)
+            building = built()
         # next month's memory: the union's outcomes; an unaudited part's claims keep theirs
         left_out = set(judgement.unaudited)
         unaudited = {cid: previous[cid] for cid, host in judgement.corpus if cid in previous and host in left_out}
-        building = build_merged_store(base, [(p.store, set(p.doc.urls) | p.doc.cited) for p in judgement.merged if p.doc],
-                                      out / "store")
         store = ContentStore(building, rt.clock)
         store.save_claim_outcomes({**unaudited, **dict(done.kept.items())}, done.scopes)  # read in order, not by id
         store.save_history(done.history)

@@ -8,8 +8,11 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
+from sv_scrapy.core.audit import storemerge
 from sv_scrapy.core.audit.store import robots_txt_url, url_key
-from sv_scrapy.core.audit.storemerge import build_merged_store, swap_in
+from sv_scrapy.core.audit.storemerge import build_merged_store, building_aside, swap_in
 
 A, B, C = "https://a.example/x", "https://b.example/y", "https://c.example/z"
 
@@ -128,3 +131,39 @@ def test_a_parts_robots_copy_is_kept_under_the_name_the_robots_middleware_gives_
     put(part, name, "robots d")
     built = build_merged_store(None, [(part, [url])], tmp_path / "out" / "store")
     assert tree(built)[name] == "robots d"
+
+
+def two_part_stores(root: Path) -> tuple[Path, Path]:
+    base, other = root / "p1" / "store", root / "p2" / "store"
+    for store in (base, other):
+        for url in (A, B):
+            url_files(store, url, "last month")
+    url_files(other, B, "part 2")
+    return base, other
+
+
+def test_a_store_built_aside_is_the_one_built_here(tmp_path: Path) -> None:
+    base, other = two_part_stores(tmp_path)
+    alone = tree(build_merged_store(base, [(base, {A}), (other, {B})], tmp_path / "here" / "store"))
+    with building_aside(base, [(base, {A}), (other, {B})], tmp_path / "aside" / "store") as built:
+        building = built()
+    assert tree(building) == alone and tree(building)[f"pages/{url_key(B)}.json"].startswith("part 2")
+    assert building.parent == tmp_path / "aside"
+
+
+def test_what_the_build_aside_raised_is_raised_when_waited_for(tmp_path: Path) -> None:
+    base, _ = two_part_stores(tmp_path)
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    with building_aside(base, [(base, {A})], tmp_path / "file" / "store") as built, \
+            pytest.raises(NotADirectoryError):
+        built()
+
+
+def test_where_no_process_can_start_the_build_runs_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_semaphores(*args: object, **kwargs: object) -> None:
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(storemerge, "ProcessPoolExecutor", no_semaphores)
+    base, other = two_part_stores(tmp_path)
+    with building_aside(base, [(base, {A}), (other, {B})], tmp_path / "out" / "store") as built:
+        assert tree(built())[f"pages/{url_key(B)}.json"].startswith("part 2")

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import filecmp
 import json
+import multiprocessing
 import os
 import shutil
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -193,6 +196,25 @@ def build_merged_store(base: Path | None, parts: Sequence[tuple[Path, Iterable[s
     if base is not None and base.is_dir():
         _link_all(str(base), str(building), replace=False, skip=OWN)  # a part's file stays over the base's
     return building
+
+
+@contextmanager
+def building_aside(base: Path | None, parts: Sequence[tuple[Path, Collection[str]]],
+                   target: Path) -> Iterator[Callable[[], Path]]:
+    """``build_merged_store`` in a process of its own while the caller goes on; the callable it
+    yields waits for the built folder (or raises what the build raised). The build is mostly the
+    kernel's work: a link(2) call a file, 300,000 of them for 100,000 pages, a fifth of a merge's
+    time, done this way on another core beside the finish. A fresh interpreter (``spawn``), never
+    a fork of this one: this process may hold threads. Where no process can be started, the build
+    runs in this one when it is waited for. Leaving the block waits for the build either way,
+    so nothing writes the folder once the caller has moved on."""
+    try:
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    except (OSError, ImportError, NotImplementedError):  # no semaphores here (a sandbox without /dev/shm)
+        yield lambda: build_merged_store(base, parts, target)
+        return
+    with pool:
+        yield pool.submit(build_merged_store, base, parts, target).result
 
 
 def swap_in(building: Path, target: Path) -> None:
