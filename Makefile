@@ -31,8 +31,9 @@ system-deps:
 $(CACHES_STAMP): export PYTHONDONTWRITEBYTECODE :=
 $(CACHES_STAMP): $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(BIN)/python -m compileall -q -j 0 sv_scrapy testing > /dev/null
-	-$(BIN)/python -m pytest --collect-only -q -p no:cacheprovider > $(@D)/caches.log 2>&1
+	$(BIN)/python -m compileall -q -j 0 sv_scrapy testing
+	$(BIN)/python -m pytest --collect-only -q -p no:cacheprovider > $(@D)/caches.log 2>&1 || \
+		echo "make install: the tests' collection failed (the tests will say why; its log: $(@D)/caches.log)"
 	$(BIN)/python -W ignore -c "from hypothesis import strategies; strategies.text().example()"
 	touch $@
 

@@ -166,4 +166,4 @@ def dumps(value: Any) -> str:
       "3": "é"
     }
     """
-    return _encoded(value, "\n")  # whole, not in iterencode's pieces: a spooled record is encoded so
+    return _encoded(value, "\n")  # in one join, no generator a level: each spooled record is encoded here

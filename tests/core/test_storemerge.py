@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +17,7 @@ import pytest
 from sv_scrapy.core.audit import storemerge
 from sv_scrapy.core.audit.store import robots_txt_url, url_key
 from sv_scrapy.core.audit.storemerge import build_merged_store, building_aside, swap_in
+from sv_scrapy.run.runtime import PROJECT_DIR
 
 A, B, C = "https://a.example/x", "https://b.example/y", "https://c.example/z"
 
@@ -159,11 +164,57 @@ def test_what_the_build_aside_raised_is_raised_when_waited_for(tmp_path: Path) -
         built()
 
 
-def test_where_no_process_can_start_the_build_runs_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_semaphores(*args: object, **kwargs: object) -> None:
+def test_a_caller_that_fails_leaves_no_store_half_built(tmp_path: Path) -> None:
+    base, other = two_part_stores(tmp_path)
+    with pytest.raises(ValueError, match="the finish failed"), \
+            building_aside(base, [(base, {A}), (other, {B})], tmp_path / "out" / "store") as built:
+        assert built().is_dir()
+        raise ValueError("the finish failed")
+    assert not (tmp_path / "out" / "store.merging").exists()
+
+
+class NoSemaphores:
+    """A platform where no process can be started (no /dev/shm for multiprocessing's locks)."""
+
+    def Pipe(self, duplex: bool = True) -> None:  # noqa: N802 - multiprocessing's name
         raise OSError(38, "Function not implemented")
 
-    monkeypatch.setattr(storemerge, "ProcessPoolExecutor", no_semaphores)
+
+def test_where_no_process_can_start_the_build_runs_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(storemerge.multiprocessing, "get_context", lambda method: NoSemaphores())
     base, other = two_part_stores(tmp_path)
     with building_aside(base, [(base, {A}), (other, {B})], tmp_path / "out" / "store") as built:
         assert tree(built())[f"pages/{url_key(B)}.json"].startswith("part 2")
+
+
+KILLED_MERGE = """
+import multiprocessing, os, signal, sys
+from pathlib import Path
+from sv_scrapy.core.audit.storemerge import building_aside
+base = Path(sys.argv[1])
+with building_aside(base, [(base, {"https://a.example/x"})], Path(sys.argv[2])) as built:
+    print(*(child.pid for child in multiprocessing.active_children()), flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # killed while the store is built
+"""
+
+
+def gone(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/status").read_text(encoding="utf-8").split("State:")[1].split()[0] == "Z"
+    except (FileNotFoundError, IndexError):
+        return True
+
+
+@pytest.mark.subprocess
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads a process's state in /proc")
+def test_a_killed_merge_leaves_no_process_behind(tmp_path: Path) -> None:
+    base, _ = two_part_stores(tmp_path)
+    done = subprocess.run([sys.executable, "-c", KILLED_MERGE, str(base), str(tmp_path / "out" / "store")],
+                          capture_output=True, text=True, timeout=60, cwd=PROJECT_DIR)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    pids = [int(pid) for pid in done.stdout.split()]
+    assert pids  # the build's process, and multiprocessing's resource tracker
+    deadline = time.monotonic() + 30
+    while not all(gone(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [pid for pid in pids if not gone(pid)] == []

@@ -20,11 +20,15 @@ import filecmp
 import json
 import multiprocessing
 import os
+import pickle
 import shutil
+import signal
+import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from sv_scrapy.core.audit.store import robots_txt_url, url_key
@@ -167,6 +171,11 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def _building(target: Path) -> Path:
+    """Where the merged store is built, beside ``target``."""
+    return target.with_name(target.name + ".merging")
+
+
 def build_merged_store(base: Path | None, parts: Sequence[tuple[Path, Iterable[str]]], target: Path) -> Path:
     """The merged store, built in a fresh folder beside ``target`` (returned; ``swap_in`` puts it
     in place): ``base`` whole (None: empty), then each part store's files of its URLs over it.
@@ -174,7 +183,7 @@ def build_merged_store(base: Path | None, parts: Sequence[tuple[Path, Iterable[s
     One listing per folder and one link per file: a part's store (last month's whole store
     restored, plus its own pages) is never probed file by file, and the parts' files are placed
     first, the base's filling the rest, so no page is linked and then replaced."""
-    building = target.with_name(target.name + ".merging")
+    building = _building(target)
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(parents=True)
     for store, urls in parts:
@@ -198,23 +207,75 @@ def build_merged_store(base: Path | None, parts: Sequence[tuple[Path, Iterable[s
     return building
 
 
+def _exit_with(sentinel: int) -> None:
+    wait([sentinel])  # readable once the merge's process has ended
+    os._exit(1)
+
+
+def _build_and_send(sender: Connection, base: Path | None, parts: Sequence[tuple[Path, Collection[str]]],
+                    target: Path) -> None:
+    """The second process's work: the build, then what it returned or raised, sent once; then it
+    exits, whether or not the merge is still there to read it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the merge's to answer, not this process's
+    merge = multiprocessing.parent_process()
+    if merge is not None:  # a merge killed (its lock let go) takes its build with it: a rerun builds alone
+        threading.Thread(target=_exit_with, args=(merge.sentinel,), daemon=True).start()
+    try:
+        outcome: tuple[str, Any] = ("built", build_merged_store(base, parts, target))
+    except Exception as exc:  # noqa: BLE001 - handed to the merge, which answers it as if raised there
+        outcome = ("raised", exc)
+    with suppress(OSError):  # the merge is gone (killed): nobody to tell
+        try:
+            sender.send(outcome)
+        except (pickle.PicklingError, TypeError, AttributeError):  # an error that will not pickle: its words
+            sender.send(("raised", OSError(repr(outcome[1]))))
+    sender.close()
+
+
 @contextmanager
 def building_aside(base: Path | None, parts: Sequence[tuple[Path, Collection[str]]],
                    target: Path) -> Iterator[Callable[[], Path]]:
-    """``build_merged_store`` in a process of its own while the caller goes on; the callable it
+    """``build_merged_store`` in a second process while the caller goes on; the callable it
     yields waits for the built folder (or raises what the build raised). The build is mostly the
     kernel's work: a link(2) call a file, 300,000 of them for 100,000 pages, a fifth of a merge's
     time, done this way on another core beside the finish. A fresh interpreter (``spawn``), never
-    a fork of this one: this process may hold threads. Where no process can be started, the build
-    runs in this one when it is waited for. Leaving the block waits for the build either way,
-    so nothing writes the folder once the caller has moved on."""
+    a fork of this one: this process may hold threads. One process for one build, which exits
+    when it is done (a pool's worker would wait for more work, and outlive a merge that was
+    killed; this one ends with the merge). Where no process can be started, or it ends without
+    a word, the build runs here when it is waited for. A block that raises stops the build and
+    removes its folder; leaving the block waits for the process either way, so nothing writes
+    the folder once the caller has moved on."""
+    context = multiprocessing.get_context("spawn")
     try:
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-    except (OSError, ImportError, NotImplementedError):  # no semaphores here (a sandbox without /dev/shm)
+        receiver, sender = context.Pipe(duplex=False)
+        child = context.Process(target=_build_and_send, args=(sender, base, parts, target),
+                                name="sv-merge-store", daemon=True)
+        child.start()
+    except OSError:
         yield lambda: build_merged_store(base, parts, target)
         return
-    with pool:
-        yield pool.submit(build_merged_store, base, parts, target).result
+    sender.close()  # only the child's copy stays open: its end without a word reads as EOF here
+
+    def built() -> Path:
+        try:
+            outcome, value = receiver.recv()
+        except EOFError:  # the process ended without a word (killed, or out of memory): build here
+            child.join()
+            return build_merged_store(base, parts, target)
+        if outcome == "raised":
+            raise value
+        return Path(value)
+
+    try:
+        yield built
+    except BaseException:  # the caller failed: no store is wanted, and none is left half-built
+        child.terminate()
+        child.join()
+        shutil.rmtree(_building(target), ignore_errors=True)
+        raise
+    finally:
+        child.join()
+        receiver.close()
 
 
 def swap_in(building: Path, target: Path) -> None:
