@@ -5,6 +5,7 @@ union, every file shared by a hard link and no part's file ever written through.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -150,16 +151,23 @@ def two_part_stores(root: Path) -> tuple[Path, Path]:
 def test_a_store_built_aside_is_the_one_built_here(tmp_path: Path) -> None:
     base, other = two_part_stores(tmp_path)
     alone = tree(build_merged_store(base, [(base, {A}), (other, {B})], tmp_path / "here" / "store"))
-    with building_aside(base, [(base, {A}), (other, {B})], tmp_path / "aside" / "store") as built:
+    with building_aside(base, [(base, {A}), (other, {B})], tmp_path / "aside" / "store", from_urls=0) as built:
         building = built()
     assert tree(building) == alone and tree(building)[f"pages/{url_key(B)}.json"].startswith("part 2")
     assert building.parent == tmp_path / "aside"
 
 
+def test_a_small_store_is_built_here_without_a_second_process(tmp_path: Path) -> None:
+    base, other = two_part_stores(tmp_path)
+    with building_aside(base, [(base, {A}), (other, {B})], tmp_path / "out" / "store") as built:
+        assert multiprocessing.active_children() == []
+        assert tree(built())[f"pages/{url_key(B)}.json"].startswith("part 2")
+
+
 def test_what_the_build_aside_raised_is_raised_when_waited_for(tmp_path: Path) -> None:
     base, _ = two_part_stores(tmp_path)
     (tmp_path / "file").write_text("not a folder", encoding="utf-8")
-    with building_aside(base, [(base, {A})], tmp_path / "file" / "store") as built, \
+    with building_aside(base, [(base, {A})], tmp_path / "file" / "store", from_urls=0) as built, \
             pytest.raises(NotADirectoryError):
         built()
 
@@ -167,7 +175,7 @@ def test_what_the_build_aside_raised_is_raised_when_waited_for(tmp_path: Path) -
 def test_a_caller_that_fails_leaves_no_store_half_built(tmp_path: Path) -> None:
     base, other = two_part_stores(tmp_path)
     with pytest.raises(ValueError, match="the finish failed"), \
-            building_aside(base, [(base, {A}), (other, {B})], tmp_path / "out" / "store") as built:
+            building_aside(base, [(base, {A}), (other, {B})], tmp_path / "out" / "store", from_urls=0) as built:
         assert built().is_dir()
         raise ValueError("the finish failed")
     assert not (tmp_path / "out" / "store.merging").exists()
@@ -183,7 +191,7 @@ class NoSemaphores:
 def test_where_no_process_can_start_the_build_runs_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(storemerge.multiprocessing, "get_context", lambda method: NoSemaphores())
     base, other = two_part_stores(tmp_path)
-    with building_aside(base, [(base, {A}), (other, {B})], tmp_path / "out" / "store") as built:
+    with building_aside(base, [(base, {A}), (other, {B})], tmp_path / "out" / "store", from_urls=0) as built:
         assert tree(built())[f"pages/{url_key(B)}.json"].startswith("part 2")
 
 
@@ -192,7 +200,7 @@ import multiprocessing, os, signal, sys
 from pathlib import Path
 from sv_scrapy.core.audit.storemerge import building_aside
 base = Path(sys.argv[1])
-with building_aside(base, [(base, {"https://a.example/x"})], Path(sys.argv[2])) as built:
+with building_aside(base, [(base, {"https://a.example/x"})], Path(sys.argv[2]), from_urls=0) as built:
     print(*(child.pid for child in multiprocessing.active_children()), flush=True)
     os.kill(os.getpid(), signal.SIGKILL)  # killed while the store is built
 """

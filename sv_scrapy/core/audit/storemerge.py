@@ -232,19 +232,27 @@ def _build_and_send(sender: Connection, base: Path | None, parts: Sequence[tuple
     sender.close()
 
 
+# the URLs from which the store is built in a second process: below, its few thousand links take
+# less time than that process's start (0.3-0.5 s of CPU for an interpreter and its imports)
+ASIDE_FROM_URLS = 10_000
+
+
 @contextmanager
-def building_aside(base: Path | None, parts: Sequence[tuple[Path, Collection[str]]],
-                   target: Path) -> Iterator[Callable[[], Path]]:
+def building_aside(base: Path | None, parts: Sequence[tuple[Path, Collection[str]]], target: Path,
+                   from_urls: int = ASIDE_FROM_URLS) -> Iterator[Callable[[], Path]]:
     """``build_merged_store`` in a second process while the caller goes on; the callable it
     yields waits for the built folder (or raises what the build raised). The build is mostly the
     kernel's work: a link(2) call a file, 300,000 of them for 100,000 pages, a fifth of a merge's
     time, done this way on another core beside the finish. A fresh interpreter (``spawn``), never
     a fork of this one: this process may hold threads. One process for one build, which exits
     when it is done (a pool's worker would wait for more work, and outlive a merge that was
-    killed; this one ends with the merge). Where no process can be started, or it ends without
-    a word, the build runs here when it is waited for. A block that raises stops the build and
+    killed; this one ends with the merge). Below ``from_urls`` URLs, where no process can be
+    started, or where it ends without a word, the build runs here when it is waited for. A block that raises stops the build and
     removes its folder; leaving the block waits for the process either way, so nothing writes
     the folder once the caller has moved on."""
+    if sum(len(urls) for _, urls in parts) < from_urls:
+        yield lambda: build_merged_store(base, parts, target)
+        return
     context = multiprocessing.get_context("spawn")
     try:
         receiver, sender = context.Pipe(duplex=False)
