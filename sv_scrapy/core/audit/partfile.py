@@ -154,8 +154,9 @@ def _read_lines(lines: Iterable[bytes], spool: Spool) -> PartData:
             if section == "records":
                 data.add_record(key, json.loads(text), text)
             else:  # a page's counted fields: equal rows are one shared dict, as the crawl holds them
-                row = rows.get(text)
-                data.urls[key] = row if row is not None else rows.setdefault(text, json.loads(text))
+                if text not in rows:
+                    rows[text] = json.loads(text)
+                data.urls[key] = rows[text]
         elif line.endswith((": [", ": {")):
             section = json.loads(line[:-3])
         elif line == "}":

@@ -27,6 +27,7 @@ import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -237,6 +238,22 @@ def _build_and_send(sender: Connection, base: Path | None, parts: Sequence[tuple
 ASIDE_FROM_URLS = 10_000
 
 
+def _started(base: Path | None, parts: Sequence[tuple[Path, Collection[str]]],
+             target: Path) -> tuple[BaseProcess, Connection] | None:
+    """The build's second process, started, and the end of the pipe it answers on; None where no
+    process can be started (no semaphores: a sandbox without /dev/shm)."""
+    context = multiprocessing.get_context("spawn")
+    try:
+        receiver, sender = context.Pipe(duplex=False)
+        child = context.Process(target=_build_and_send, args=(sender, base, parts, target),
+                                name="sv-merge-store", daemon=True)
+        child.start()
+    except OSError:
+        return None
+    sender.close()  # only the child's copy stays open: its end without a word reads as EOF here
+    return child, receiver
+
+
 @contextmanager
 def building_aside(base: Path | None, parts: Sequence[tuple[Path, Collection[str]]], target: Path,
                    from_urls: int = ASIDE_FROM_URLS) -> Iterator[Callable[[], Path]]:
@@ -247,22 +264,14 @@ def building_aside(base: Path | None, parts: Sequence[tuple[Path, Collection[str
     a fork of this one: this process may hold threads. One process for one build, which exits
     when it is done (a pool's worker would wait for more work, and outlive a merge that was
     killed; this one ends with the merge). Below ``from_urls`` URLs, where no process can be
-    started, or where it ends without a word, the build runs here when it is waited for. A block that raises stops the build and
-    removes its folder; leaving the block waits for the process either way, so nothing writes
-    the folder once the caller has moved on."""
-    if sum(len(urls) for _, urls in parts) < from_urls:
+    started, or where it ends without a word, the build runs here when it is waited for. A block
+    that raises stops the build and removes its folder; leaving the block waits for the process
+    either way, so nothing writes the folder once the caller has moved on."""
+    started = _started(base, parts, target) if sum(len(urls) for _, urls in parts) >= from_urls else None
+    if started is None:
         yield lambda: build_merged_store(base, parts, target)
         return
-    context = multiprocessing.get_context("spawn")
-    try:
-        receiver, sender = context.Pipe(duplex=False)
-        child = context.Process(target=_build_and_send, args=(sender, base, parts, target),
-                                name="sv-merge-store", daemon=True)
-        child.start()
-    except OSError:
-        yield lambda: build_merged_store(base, parts, target)
-        return
-    sender.close()  # only the child's copy stays open: its end without a word reads as EOF here
+    child, receiver = started
 
     def built() -> Path:
         try:
@@ -281,7 +290,7 @@ def building_aside(base: Path | None, parts: Sequence[tuple[Path, Collection[str
         child.join()
         shutil.rmtree(_building(target), ignore_errors=True)
         raise
-    finally:
+    finally:  # (joining an ended process again returns at once)
         child.join()
         receiver.close()
 
