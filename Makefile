@@ -8,7 +8,7 @@ CACHES_STAMP := _local/caches.stamp
 
 .PHONY: install system-deps lint docs test test-fast test-slow test-pacing fuzz demo screenshot bench clean scrapyd-start scrapyd-deploy scrapyd-schedule check-citations
 
-install: $(DEPS_STAMP) system-deps $(CACHES_STAMP)
+install: $(DEPS_STAMP) system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,10 +24,11 @@ system-deps:
 	@tools/install-system-deps.sh
 
 # what a fresh checkout's first test run would otherwise build in each of a pass's 4 workers at once,
-# built once after the install: the project's bytecode (on every core), the tests' rewritten asserts
+# built once before make test: the project's bytecode (on every core), the tests' rewritten asserts
 # (pytest's own cache, written by one collection: 3 s of CPU a worker) and Hypothesis's table of Unicode
 # characters (.hypothesis/unicode_data: 1 s a worker). Once per checkout: an edited module is recompiled
-# by whichever process imports it first.
+# by whichever process imports it first. Not part of install: make demo needs none of it, and the
+# tutorial's make demo, run by the suite in a fresh copy, would build it all again (8 s of CPU).
 $(CACHES_STAMP): export PYTHONDONTWRITEBYTECODE :=
 $(CACHES_STAMP): $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -67,7 +68,7 @@ SLOW_PYTEST = $(BIN)/python -m pytest -W error -q -n 4 --dist loadfile -m "$(SLO
 PACING_PYTEST = $(BIN)/python -m pytest -W error -q -m pacing
 SPARE_CPU := $(if $(shell command -v chrt),chrt -i 0,nice -n 19)
 CHECKS_LOG := _local/checks
-test: install
+test: install $(CACHES_STAMP)
 	status=0; \
 	started=$$(date +%s); \
 	$(FAST_PYTEST) || status=$$?; \
@@ -96,7 +97,7 @@ test test-fast test-slow test-pacing: export PYTHONDONTWRITEBYTECODE :=
 
 # make test's process and pacing passes alone: the jobs of .github/workflows/ci.yml, which run lint, the
 # docs and the three passes side by side
-test-slow: install
+test-slow: install $(CACHES_STAMP)
 	$(SLOW_PYTEST)
 
 test-pacing: install
