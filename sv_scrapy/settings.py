@@ -10,6 +10,8 @@ AutoThrottle, timeouts, retries).
 
 from __future__ import annotations
 
+from scrapy.settings import default_settings
+
 from sv_scrapy.run.registry import setting_default
 
 BOT_NAME = "sv_scrapy"
@@ -30,12 +32,20 @@ DOWNLOADER_MIDDLEWARES = {
     # last before the download handler: sees every request, robots.txt and redirects included
     "sv_scrapy.downloadermiddlewares.guard.TargetGuardMiddleware": 950,
 }
-EXTENSIONS = {
+# Scrapy's own extensions less three that never run here. They are left out of the base rather than
+# set to None in EXTENSIONS: Scrapy 2.19 imports every key of EXTENSIONS to match it with its base
+# entry, a None one too, and the remote control's module imports aiohttp for its server: 0.17 s of CPU
+# in every crawl process, for an extension that is off (docs/development/dependencies.md).
+_SCRAPY_EXTENSIONS_OFF = (
     # pacing (floors, Crawl-delay, latency, the global cap) is the paced download handler's alone
-    "scrapy.extensions.throttle.AutoThrottle": None,
+    "scrapy.extensions.throttle.AutoThrottle",
     # an unattended job that reads untrusted pages opens no control port
-    "scrapy.extensions.telnet.TelnetConsole": None,
-    "scrapy.extensions.remote_control.RemoteControl": None,
+    "scrapy.extensions.telnet.TelnetConsole",
+    "scrapy.extensions.remote_control.RemoteControl",
+)
+EXTENSIONS_BASE = {path: order for path, order in default_settings.EXTENSIONS_BASE.items()
+                   if path not in _SCRAPY_EXTENSIONS_OFF}
+EXTENSIONS = {
     "sv_scrapy.extensions.bodycap.BodyCapExtension": 0,
     "sv_scrapy.extensions.progress.ProgressExtension": 0,
     "sv_scrapy.extensions.gcpace.GcPaceExtension": 0,  # no full collection stops the loop mid-crawl
