@@ -57,7 +57,8 @@ docs: install
 # (make test-fast's selection, its wall time printed for the log), then two side by side: the tests a
 # loaded machine could fail (marker `pacing`), one at a time, and beside them the tests that drive a
 # process, a browser, tesseract or scrapyd on 4 workers (pytest-xdist, a file's tests on one worker so
-# that a module's fixtures run once), with lint and the docs. The pacing pass mostly waits on the mock
+# that a module's fixtures run once), with lint. That pass builds the docs: tests/test_docs.py runs
+# make docs and reads the pages it built. The pacing pass mostly waits on the mock
 # web's floors, so everything beside it runs at the idle scheduling class (SCHED_IDLE, `chrt -i 0`: a
 # core's spare time only, never a pacing test's, which takes the core back the moment it wakes;
 # `nice -n 19` where chrt is missing). Their output is held in _local/checks and printed after the
@@ -75,15 +76,14 @@ test: install $(CACHES_STAMP)
 	echo "make test-fast: $$(( $$(date +%s) - started )) s wall, load average $$(cut -d' ' -f1 /proc/loadavg)"; \
 	mkdir -p $(CHECKS_LOG); \
 	started=$$(date +%s); \
-	trap 'kill -- -$$slow -$$lint -$$docs 2> /dev/null; exit 130' INT TERM; \
+	trap 'kill -- -$$slow -$$lint 2> /dev/null; exit 130' INT TERM; \
 	setsid $(SPARE_CPU) $(SHELL) -c '$(SLOW_PYTEST); passed=$$?; \
 		echo "the slow pass: $$(( $$(date +%s) - '$$started' )) s wall"; exit $$passed' \
 		> $(CHECKS_LOG)/slow.log 2>&1 & slow=$$!; \
 	setsid $(SPARE_CPU) $(SHELL) -c '$(LINT_RUN)' > $(CHECKS_LOG)/lint.log 2>&1 & lint=$$!; \
-	setsid $(SPARE_CPU) $(SHELL) -c '$(DOCS_RUN)' > $(CHECKS_LOG)/docs.log 2>&1 & docs=$$!; \
 	$(PACING_PYTEST) || status=$$?; \
-	echo "the pacing pass: $$(( $$(date +%s) - started )) s wall, the slow pass, lint and the docs beside it on spare CPU"; \
-	for check in slow lint docs; do \
+	echo "the pacing pass: $$(( $$(date +%s) - started )) s wall, the slow pass (the docs build included) and lint beside it on spare CPU"; \
+	for check in slow lint; do \
 		wait $${!check} || { status=$$?; echo "make test's $$check pass failed:"; }; \
 		cat $(CHECKS_LOG)/$$check.log; \
 	done; \

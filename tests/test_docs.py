@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from testing.commands import run_command
+
 from .conftest import PROJECT_DIR
 
 DOCS = PROJECT_DIR / "docs"
@@ -33,10 +35,13 @@ def sphinx(out: Path, prelude: str = "", builder: str = "html") -> subprocess.Co
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site as ``make docs`` builds it (every warning an error, then the internal links), into a
+    folder of the test's: make test builds the docs here and nowhere else. ``-o install``: the
+    suite runs installed."""
     out = tmp_path_factory.mktemp("docs")
-    result = sphinx(out)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return out
+    result = run_command(["make", "-o", "install", "docs", f"DOCS_OUT={out}"], timeout=300)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    return out / "html"
 
 
 def text_of(page: Path) -> str:
@@ -46,6 +51,7 @@ def text_of(page: Path) -> str:
 @pytest.mark.subprocess
 def test_the_docs_build_with_every_warning_an_error(built: Path) -> None:
     assert (built / "index.html").is_file() and (built / "tutorial.html").is_file()
+    assert (built.parent / "linkcheck" / "output.json").is_file()  # the internal links were checked
     for section in ("howto", "explanation", "development", "reference"):
         assert any((built / section).glob("*.html")), section  # the globbed toctrees found the pages
 
