@@ -33,7 +33,9 @@ FLOOR_MS = 150
 LIVENESS: dict[str, Any] = {**FAST_LIVENESS,
                             "global": {**FAST_LIVENESS["global"], "max_retries": 2, "request_timeout_seconds": 2},
                             "per_host_overrides": {"web.archive.org": {"concurrency": 1, "interval_ms": FLOOR_MS}}}
-ON = {"archive": {"enabled": True}}
+# OCR off: a capture's PDF has a thin text layer, which would start tesseract in the fast pass
+# (OCR is judged in tests/test_spider_ocr.py, marked for it)
+ON = {"archive": {"enabled": True}, "pdf": {"ocr": False}}
 
 
 def page(figure: str = "") -> str:

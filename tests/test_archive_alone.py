@@ -26,11 +26,11 @@ def apart(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     write_corpus(tmp / "corpus", CORPUS)
     with MockWeb() as web:
         serve(web)
-        config_off = make_config(tmp / "config-off", liveness=LIVENESS, source_verify={"archive": {"enabled": False}})
+        config_off = make_config(tmp / "config-off", liveness=LIVENESS, source_verify={**ON, "archive": {"enabled": False}})
         off_doc, _ = audit(tmp, web, config_off, "out-off")
         off_log = list(web.log)
         web.clear_log()
-        two = make_config(tmp / "config-two", liveness=LIVENESS, source_verify={"archive": {"max_lookups": 2}})
+        two = make_config(tmp / "config-two", liveness=LIVENESS, source_verify={**ON, "archive": {"max_lookups": 2}})
         two_doc, _ = audit(tmp, web, two, "out-two")
     return {"off": off_doc, "off_log": off_log, "two": two_doc}
 

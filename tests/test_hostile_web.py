@@ -128,7 +128,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[InProcessCrawl, MockW
     tmp = tmp_path_factory.mktemp("hostile")
     lines = "\n".join(text.format(url=url) for text, url, _ in CASES.values())
     corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": f"# Test\n\n{lines}\n"})
-    config = make_config(tmp / "config", liveness=FAST_LIVENESS)
+    # OCR off: the linked PDFs' thin text layers would start tesseract (tests/test_spider_ocr.py judges it)
+    config = make_config(tmp / "config", liveness=FAST_LIVENESS, source_verify={"pdf": {"ocr": False}})
     with MockWeb() as web:
         _site(web)
         # a date a few seconds ahead (Scrapy's start-up may eat it: then it is a past date, also fine)
