@@ -22,6 +22,10 @@ from testing.mockweb.pdfgen import text_pdf
 
 FILLER = "<p>" + "General information about the fee and how it is collected. " * 8 + "</p>"
 
+# OCR off wherever the linked case is crawled: its PDFs' thin text layers would start tesseract in
+# the fast and pacing passes (tests/test_spider_ocr.py, marked `ocr`, judges OCR)
+NO_OCR = {"pdf": {"ocr": False}}
+
 
 def page(text: str, title: str = "Official page", lang: str = "en") -> str:
     return (f'<html lang="{lang}"><head><title>{title}</title></head><body><h1>{title}</h1><p>{text}</p>'
@@ -128,8 +132,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[InProcessCrawl, MockW
     tmp = tmp_path_factory.mktemp("hostile")
     lines = "\n".join(text.format(url=url) for text, url, _ in CASES.values())
     corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": f"# Test\n\n{lines}\n"})
-    # OCR off: the linked PDFs' thin text layers would start tesseract (tests/test_spider_ocr.py judges it)
-    config = make_config(tmp / "config", liveness=FAST_LIVENESS, source_verify={"pdf": {"ocr": False}})
+    config = make_config(tmp / "config", liveness=FAST_LIVENESS, source_verify=NO_OCR)
     with MockWeb() as web:
         _site(web)
         # a date a few seconds ahead (Scrapy's start-up may eat it: then it is a past date, also fine)
@@ -261,7 +264,8 @@ def extras_web(tmp_path_factory: pytest.TempPathFactory) -> MockWeb:
     corpus = write_corpus(tmp / "corpus", {"countries/xx/playbook.md": f"# Test\n\n{lines}\n"})
     with MockWeb() as web:
         _site(web)
-        result = crawl_in_process("worklist", corpus=corpus, config=make_config(tmp / "config", liveness=FAST_LIVENESS),
+        result = crawl_in_process("worklist", corpus=corpus,
+                                  config=make_config(tmp / "config", liveness=FAST_LIVENESS, source_verify=NO_OCR),
                                   output=tmp / "out", proxy_env=web.env(), args={"sample": "1000"})
     assert result.returncode == 0, result.stderr[-3000:]
     return web
@@ -354,7 +358,7 @@ def test_stored_robots_stands_in_when_unreachable(tmp_path: Path) -> None:
                       if url not in (CASES["decoy"][1], CASES["linked"][1]))
     lines += "\n" + "\n".join(CASES[name][0].format(url=CASES[name][1]) for name in ("decoy", "linked"))
     corpus = write_corpus(tmp_path / "corpus", {"countries/xx/playbook.md": f"# Test\n\n{lines}\n"})
-    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS)
+    config = make_config(tmp_path / "config", liveness=FAST_LIVENESS, source_verify=NO_OCR)
     out = tmp_path / "out"
 
     def audit(web: MockWeb, now: str) -> dict[str, dict[str, Any]]:
