@@ -34,7 +34,7 @@ $(CACHES_STAMP): $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(BIN)/python -m compileall -q -j 0 sv_scrapy testing
 	$(BIN)/python -m pytest --collect-only -q -p no:cacheprovider > $(@D)/caches.log 2>&1 || \
-		echo "make install: the tests' collection failed (the tests will say why; its log: $(@D)/caches.log)"
+		echo "make test: the tests' collection failed (the tests will say why; its log: $(@D)/caches.log)"
 	$(BIN)/python -W ignore -c "from hypothesis import strategies; strategies.text().example()"
 	touch $@
 
@@ -47,9 +47,9 @@ lint: install
 # nothing fetched; then a check of the internal links only
 DOCS_OUT := _local/docs
 # (the link check reads the pages the html build has just read: their doctrees, not the sources again)
-DOCS_RUN = $(BIN)/sphinx-build -E -nW --keep-going -q -b html -d $(DOCS_OUT)/doctrees docs $(DOCS_OUT)/html && \
-	$(BIN)/sphinx-build -nW --keep-going -q -b linkcheck -d $(DOCS_OUT)/doctrees -D "linkcheck_ignore=https?://.*" \
-		docs $(DOCS_OUT)/linkcheck
+DOCS_RUN = $(BIN)/sphinx-build -E -nW --keep-going -q -b html -d "$(DOCS_OUT)/doctrees" docs "$(DOCS_OUT)/html" && \
+	$(BIN)/sphinx-build -nW --keep-going -q -b linkcheck -d "$(DOCS_OUT)/doctrees" -D "linkcheck_ignore=https?://.*" \
+		docs "$(DOCS_OUT)/linkcheck"
 docs: install
 	$(DOCS_RUN)
 

@@ -36,7 +36,8 @@ DOWNLOADER_MIDDLEWARES = {
 # set to None in EXTENSIONS: Scrapy 2.19 imports every key of EXTENSIONS to match it with its base
 # entry, a None one too, and the remote control's module imports aiohttp for its server: 0.17 s of CPU
 # in every crawl process, for an extension that is off (docs/development/dependencies.md).
-_SCRAPY_EXTENSIONS_OFF = (
+# (lower case: Scrapy takes every upper-case name of this module for a setting)
+_scrapy_extensions_off = (
     # pacing (floors, Crawl-delay, latency, the global cap) is the paced download handler's alone
     "scrapy.extensions.throttle.AutoThrottle",
     # an unattended job that reads untrusted pages opens no control port
@@ -44,7 +45,7 @@ _SCRAPY_EXTENSIONS_OFF = (
     "scrapy.extensions.remote_control.RemoteControl",
 )
 EXTENSIONS_BASE = {path: order for path, order in default_settings.EXTENSIONS_BASE.items()
-                   if path not in _SCRAPY_EXTENSIONS_OFF}
+                   if path not in _scrapy_extensions_off}
 EXTENSIONS = {
     "sv_scrapy.extensions.bodycap.BodyCapExtension": 0,
     "sv_scrapy.extensions.progress.ProgressExtension": 0,
@@ -75,6 +76,8 @@ ITEM_PIPELINES = {
     "sv_scrapy.pipelines.auditexport.AuditExportPipeline": 910,
 }
 SV_JOB = ""
+# Scrapy's default is on: this keeps the remote control off should an EXTENSIONS of a spider or a
+# script name it again
 REMOTE_CONTROL_ENABLED = False
 
 COOKIES_ENABLED = False  # every fetch stands alone; no session state between pages

@@ -37,9 +37,11 @@ def sphinx(out: Path, prelude: str = "", builder: str = "html") -> subprocess.Co
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site as ``make docs`` builds it (every warning an error, then the internal links), into a
     folder of the test's: make test builds the docs here and nowhere else. ``-o install``: the
-    suite runs installed."""
+    suite runs installed; with this interpreter's tools, and none of an outer make's flags (this
+    runs inside make test)."""
     out = tmp_path_factory.mktemp("docs")
-    result = run_command(["make", "-o", "install", "docs", f"DOCS_OUT={out}"], timeout=300)
+    result = run_command(["make", "-o", "install", "docs", f"DOCS_OUT={out}", f"BIN={Path(sys.executable).parent}"],
+                         env={"MAKEFLAGS": "", "MAKELEVEL": ""}, timeout=300)
     assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
     return out / "html"
 
