@@ -54,7 +54,7 @@ docs: install
 	$(DOCS_RUN)
 
 # three passes, all always run, each test in exactly one (tests/test_makefile.py): the inner loop
-# (make test-fast's selection, its wall time printed for the log), then two side by side: the tests a
+# (make test-fast's selection), then two side by side: the tests a
 # loaded machine could fail (marker `pacing`), one at a time, and beside them the tests that drive a
 # process, a browser, tesseract or scrapyd on 4 workers (pytest-xdist, a file's tests on one worker so
 # that a module's fixtures run once), with lint. That pass builds the docs: tests/test_docs.py runs
@@ -64,6 +64,9 @@ docs: install
 # `nice -n 19` where chrt is missing). Their output is held in _local/checks and printed after the
 # pacing pass's; a failure of any fails make test. Each runs in a session of its own (setsid), so that
 # an interrupt of make test stops it with the pacing pass: a background job of a script ignores SIGINT.
+# Each pass prints its wall time and its CPU seconds (bash's `time`), and the end the CPU of them all
+# (`times`): this machine's speed moves by half within minutes, and the CPU tells a slow machine from
+# a slower suite.
 SLOW_MARKERS := not pacing and (subprocess or browser or ocr or scrapyd)
 SLOW_PYTEST = $(BIN)/python -m pytest -W error -q -n 4 --dist loadfile -m "$(SLOW_MARKERS)"
 PACING_PYTEST = $(BIN)/python -m pytest -W error -q -m pacing
@@ -71,23 +74,23 @@ SPARE_CPU := $(if $(shell command -v chrt),chrt -i 0,nice -n 19)
 CHECKS_LOG := _local/checks
 test: install $(CACHES_STAMP)
 	status=0; \
-	started=$$(date +%s); \
-	$(FAST_PYTEST) || status=$$?; \
-	echo "make test-fast: $$(( $$(date +%s) - started )) s wall, load average $$(cut -d' ' -f1 /proc/loadavg)"; \
+	TIMEFORMAT="make test-fast: %0R s wall, %0U s user and %0S s system CPU"; \
+	time $(FAST_PYTEST) || status=$$?; \
+	echo "make test-fast ended at load average $$(cut -d' ' -f1 /proc/loadavg)"; \
 	mkdir -p $(CHECKS_LOG); \
 	started=$$(date +%s); \
 	trap 'kill -- -$$slow -$$lint 2> /dev/null; exit 130' INT TERM; \
-	setsid $(SPARE_CPU) $(SHELL) -c '$(SLOW_PYTEST); passed=$$?; \
-		echo "the slow pass: $$(( $$(date +%s) - '$$started' )) s wall"; exit $$passed' \
-		> $(CHECKS_LOG)/slow.log 2>&1 & slow=$$!; \
+	setsid $(SPARE_CPU) $(SHELL) -c 'TIMEFORMAT="the slow pass: %0R s wall, %0U s user and %0S s system CPU"; \
+		time $(SLOW_PYTEST)' > $(CHECKS_LOG)/slow.log 2>&1 & slow=$$!; \
 	setsid $(SPARE_CPU) $(SHELL) -c '$(LINT_RUN)' > $(CHECKS_LOG)/lint.log 2>&1 & lint=$$!; \
-	$(PACING_PYTEST) || status=$$?; \
-	echo "the pacing pass: $$(( $$(date +%s) - started )) s wall, the slow pass (the docs build included) and lint beside it on spare CPU"; \
+	TIMEFORMAT="the pacing pass: %0R s wall, %0U s user and %0S s system CPU (the slow pass and lint beside it)"; \
+	time $(PACING_PYTEST) || status=$$?; \
 	for check in slow lint; do \
 		wait $${!check} || { status=$$?; echo "make test's $$check pass failed:"; }; \
 		cat $(CHECKS_LOG)/$$check.log; \
 	done; \
-	echo "all passes: $$(( $$(date +%s) - started )) s wall from the pacing pass's start"; \
+	times > $(CHECKS_LOG)/times; \
+	echo "all passes: $$(( $$(date +%s) - started )) s wall from the pacing pass's start; the CPU of every pass (user, system): $$(tail -n 1 $(CHECKS_LOG)/times)"; \
 	exit $$status
 
 # the suite starts some 300 Python processes (workers, scrapy, scripts): each compiles the project and
