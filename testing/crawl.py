@@ -63,6 +63,9 @@ FAST_LIVENESS: dict[str, Any] = {
 # FAST_LIVENESS without the shipped config's per-host overrides (legifrance.gouv.fr 2 s between requests,
 # eur-lex.europa.eu 10 s): for tests whose corpus cites those hosts and that are not about their pace
 FAST_ANY_HOST: dict[str, Any] = {**FAST_LIVENESS, "per_host_overrides": {}}
+# source_verify for a crawl whose PDFs are not about OCR: a generated PDF's thin text layer would start
+# tesseract in the fast and pacing passes (OCR is judged in tests/test_spider_ocr.py, marked `ocr`)
+NO_OCR: dict[str, Any] = {"pdf": {"ocr": False}}
 
 
 @dataclass

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, NO_OCR, make_config, write_corpus
 from testing.frozenrecords import frozen_records
 from testing.inprocess import crawl_in_process
 from testing.mockweb import MockWeb, Route
@@ -33,9 +33,7 @@ FLOOR_MS = 150
 LIVENESS: dict[str, Any] = {**FAST_LIVENESS,
                             "global": {**FAST_LIVENESS["global"], "max_retries": 2, "request_timeout_seconds": 2},
                             "per_host_overrides": {"web.archive.org": {"concurrency": 1, "interval_ms": FLOOR_MS}}}
-# OCR off: a capture's PDF has a thin text layer, which would start tesseract in the fast pass
-# (OCR is judged in tests/test_spider_ocr.py, marked for it)
-ON = {"archive": {"enabled": True}, "pdf": {"ocr": False}}
+ON = {"archive": {"enabled": True}, **NO_OCR}  # a capture is a PDF too
 
 
 def page(figure: str = "") -> str:

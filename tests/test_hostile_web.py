@@ -15,16 +15,12 @@ from typing import Any
 
 import pytest
 
-from testing.crawl import FAST_LIVENESS, crawl, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, NO_OCR, crawl, make_config, write_corpus
 from testing.inprocess import InProcessCrawl, crawl_in_process
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.pdfgen import text_pdf
 
 FILLER = "<p>" + "General information about the fee and how it is collected. " * 8 + "</p>"
-
-# OCR off wherever the linked case is crawled: its PDFs' thin text layers would start tesseract in
-# the fast and pacing passes (tests/test_spider_ocr.py, marked `ocr`, judges OCR)
-NO_OCR = {"pdf": {"ocr": False}}
 
 
 def page(text: str, title: str = "Official page", lang: str = "en") -> str:

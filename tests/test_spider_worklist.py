@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from testing.crawl import FAST_LIVENESS, make_config, write_corpus
+from testing.crawl import FAST_LIVENESS, NO_OCR, make_config, write_corpus
 from testing.inprocess import InProcessCrawl, crawl_in_process
 from testing.mockweb import MockWeb, Route
 from testing.mockweb.pdfgen import scanned_pdf, text_pdf
@@ -100,7 +100,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[InProcessCrawl, MockW
         liveness={**FAST_LIVENESS, "excluded_hosts": [{"host": "blocked.case.gouv.fr", "reason": "test exclusion"}]},
         # no Chromium and no tesseract: the shells and the scan keep their status and prior without them
         # (rendering and OCR are judged in test_spider_render and test_spider_ocr, marked for them)
-        source_verify={"fetch": {"js_spa_hosts": ["spa.case.gov.hk"]}, "pdf": {"ocr": False}},
+        source_verify={"fetch": {"js_spa_hosts": ["spa.case.gov.hk"]}, **NO_OCR},
     )
     with MockWeb() as web:
         _site(web)
